@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pvsched: paravirtualized scheduling for KVM.
+#
+#   make demo          build what is missing, boot, show minivmm with drivers
+#   make check         host unit tests + regression suite in QEMU
+#   make kernel        the patched kernel: build/bzImage, build/vmlinux,
+#                      build/modules/pvsched_count.ko
+#   make series-check  bisectability, config variants and checkpatch
+#
+# Every target installs the Debian packages it needs (scripts/deps.sh).
+
+SHELL := /bin/bash
+ROOT := $(CURDIR)
+BUILD := $(ROOT)/build
+
+.PHONY: all deps kernel kernel-tree bpf initramfs check demo shell \
+	series-check clean distclean help
+
+all: kernel
+
+help:
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@scripts/deps.sh
+
+kernel-tree: deps
+	@kernel/scripts/kbuild.sh tree
+
+kernel: kernel-tree
+	@kernel/scripts/kbuild.sh build main
+
+bpf: kernel
+	@$(MAKE) -s -C kernel/bpf VMLINUX=$(BUILD)/vmlinux OUT=$(BUILD)/bpf
+
+initramfs: kernel bpf
+	@ci/mkinitramfs.sh
+
+check: deps
+	@ci/check.sh
+
+series-check: kernel-tree
+	@kernel/scripts/series-check.sh
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/bpf $(BUILD)/initramfs*
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pvsched-bpf: load, unload and inspect the BPF pvsched drivers.
+ *
+ *   pvsched-bpf load sample|count   register a driver; it stays registered
+ *                                   after this program exits
+ *   pvsched-bpf unload NAME         unregister it (delete its struct_ops map)
+ *   pvsched-bpf stats               bpf_pvsched_count's per-task counts
+ *   pvsched-bpf reset               clear bpf_pvsched_count's counts
+ *
+ * A registered driver's struct_ops map is pinned at
+ * /sys/fs/bpf/pvsched/NAME/ops, and bpf_pvsched_count's counts at
+ * /sys/fs/bpf/pvsched/bpf_pvsched_count/counts.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "pvsched_bpf_count.h"
+#include "pvsched_count.skel.h"
+#include "pvsched_sample.skel.h"
+
+#define SAMPLE_NAME	"bpf_pvsched_ops"
+
+static int verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	if (level == LIBBPF_DEBUG && !verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static void pin_path(char *buf, size_t len, const char *name, const char *obj)
+{
+	snprintf(buf, len, "%s/%s%s%s", PVSCHED_BPF_PIN_DIR, name,
+		 obj ? "/" : "", obj ? obj : "");
+}
+
+static int pin_dir_make(const char *name)
+{
+	char path[PATH_MAX];
+
+	if (mkdir(PVSCHED_BPF_PIN_DIR, 0700) && errno != EEXIST)
+		goto err;
+	pin_path(path, sizeof(path), name, NULL);
+	if (mkdir(path, 0700) && errno != EEXIST)
+		goto err;
+	return 0;
+err:
+	fprintf(stderr, "pvsched-bpf: mkdir under %s: %s (is bpffs mounted at /sys/fs/bpf?)\n",
+		PVSCHED_BPF_PIN_DIR, strerror(errno));
+	return -1;
+}
+
+/* Register @ops, pin it, and leave it registered when we exit. */
+static int driver_attach(struct bpf_map *ops, const char *name)
+{
+	char path[PATH_MAX];
+	struct bpf_link *link;
+	int err;
+
+	if (pin_dir_make(name))
+		return -1;
+
+	link = bpf_map__attach_struct_ops(ops);
+	if (!link) {
+		err = -errno;
+		fprintf(stderr, "pvsched-bpf: registering %s: %s%s\n", name,
+			strerror(-err),
+			err == -EEXIST ? " (a driver of that name is registered)" :
+			err == -ENOSPC ? " (too many pvsched drivers)" : "");
+		return -1;
+	}
+
+	pin_path(path, sizeof(path), name, "ops");
+	err = bpf_map__pin(ops, path);
+	if (err) {
+		fprintf(stderr, "pvsched-bpf: pinning %s: %s\n", path,
+			strerror(-err));
+		bpf_link__destroy(link);	/* unregisters */
+		return -1;
+	}
+
+	/* The kernel keeps a non-link struct_ops map registered. */
+	bpf_link__disconnect(link);
+	bpf_link__destroy(link);
+	printf("registered %s\n", name);
+	return 0;
+}
+
+static int load_count(void)
+{
+	struct pvsched_count_bpf *skel;
+	char path[PATH_MAX];
+	int err = -1;
+
+	skel = pvsched_count_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "pvsched-bpf: loading %s failed: %s\n",
+			PVSCHED_BPF_COUNT_NAME, strerror(errno));
+		return -1;
+	}
+
+	if (pin_dir_make(PVSCHED_BPF_COUNT_NAME))
+		goto out;
+	pin_path(path, sizeof(path), PVSCHED_BPF_COUNT_NAME, "counts");
+	unlink(path);
+	if (bpf_map__pin(skel->maps.counts, path)) {
+		fprintf(stderr, "pvsched-bpf: pinning %s failed\n", path);
+		goto out;
+	}
+	err = driver_attach(skel->maps.pvsched_count_ops,
+			    PVSCHED_BPF_COUNT_NAME);
+	if (err)
+		unlink(path);
+out:
+	pvsched_count_bpf__destroy(skel);
+	return err;
+}
+
+static int load_sample(void)
+{
+	struct pvsched_sample_bpf *skel;
+	int err;
+
+	skel = pvsched_sample_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "pvsched-bpf: loading %s failed: %s\n",
+			SAMPLE_NAME, strerror(errno));
+		return -1;
+	}
+	err = driver_attach(skel->maps.pvsched_ops, SAMPLE_NAME);
+	pvsched_sample_bpf__destroy(skel);
+	return err;
+}
+
+static int cmd_load(const char *which)
+{
+	if (!strcmp(which, "count"))
+		return load_count();
+	if (!strcmp(which, "sample"))
+		return load_sample();
+	fprintf(stderr, "pvsched-bpf: unknown driver '%s' (sample, count)\n",
+		which);
+	return -1;
+}
+
+static int cmd_unload(const char *name)
+{
+	char path[PATH_MAX];
+	int fd, zero = 0;
+
+	pin_path(path, sizeof(path), name, "ops");
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		fprintf(stderr, "pvsched-bpf: %s: %s (not loaded by pvsched-bpf?)\n",
+			path, strerror(errno));
+		return -1;
+	}
+	if (bpf_map_delete_elem(fd, &zero)) {
+		fprintf(stderr, "pvsched-bpf: unregistering %s: %s\n", name,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	unlink(path);
+	pin_path(path, sizeof(path), name, "counts");
+	unlink(path);
+	pin_path(path, sizeof(path), name, NULL);
+	rmdir(path);
+	printf("unregistered %s\n", name);
+	return 0;
+}
+
+static int counts_open(void)
+{
+	int fd = bpf_obj_get(PVSCHED_BPF_COUNT_MAP);
+
+	if (fd < 0)
+		fprintf(stderr, "pvsched-bpf: %s: %s (run 'pvsched-bpf load count')\n",
+			PVSCHED_BPF_COUNT_MAP, strerror(errno));
+	return fd;
+}
+
+static int tid_cmp(const void *a, const void *b)
+{
+	return *(const __u32 *)a < *(const __u32 *)b ? -1 :
+	       *(const __u32 *)a > *(const __u32 *)b;
+}
+
+static int cmd_stats(void)
+{
+	static __u32 tids[PVSCHED_BPF_COUNT_MAX_TASKS];
+	struct pvsched_bpf_counts c;
+	int fd, n = 0, i;
+	__u32 key, *prev = NULL;
+
+	fd = counts_open();
+	if (fd < 0)
+		return -1;
+	while (n < PVSCHED_BPF_COUNT_MAX_TASKS &&
+	       !bpf_map_get_next_key(fd, prev, &key)) {
+		tids[n] = key;
+		prev = &tids[n++];
+	}
+	qsort(tids, n, sizeof(tids[0]), tid_cmp);
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(fd, &tids[i], &c))
+			continue;
+		printf("tid=%u register=%llu unregister=%llu vmenter=%llu vmexit=%llu halt=%llu intr_inj=%llu\n",
+		       tids[i], c.reg, c.unreg, c.vmenter, c.vmexit, c.halt,
+		       c.intr_inj);
+	}
+	close(fd);
+	return 0;
+}
+
+static int cmd_reset(void)
+{
+	__u32 key;
+	int fd;
+
+	fd = counts_open();
+	if (fd < 0)
+		return -1;
+	while (!bpf_map_get_next_key(fd, NULL, &key))
+		bpf_map_delete_elem(fd, &key);
+	close(fd);
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pvsched-bpf [-v] load sample|count\n"
+		"       pvsched-bpf [-v] unload NAME\n"
+		"       pvsched-bpf stats | reset\n");
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	if (argc > 1 && !strcmp(argv[1], "-v")) {
+		verbose = 1;
+		argc--;
+		argv++;
+	}
+	libbpf_set_print(libbpf_print);
+
+	if (argc == 3 && !strcmp(argv[1], "load"))
+		ret = cmd_load(argv[2]);
+	else if (argc == 3 && !strcmp(argv[1], "unload"))
+		ret = cmd_unload(argv[2]);
+	else if (argc == 2 && !strcmp(argv[1], "stats"))
+		ret = cmd_stats();
+	else if (argc == 2 && !strcmp(argv[1], "reset"))
+		ret = cmd_reset();
+	else if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return usage(stdout), 0;
+	else
+		return usage(stderr), 2;
+
+	return ret ? 1 : 0;
+}
