@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * halt: program this vCPU's local APIC timer in periodic mode and sit in a
+ * "sti; hlt" loop. Every timer interrupt is a tick; an iteration is a tick.
+ * With KVM's in-kernel irqchip the HLTs and the interrupt injections are
+ * handled in the kernel: only PROGRESS and DONE reach the VMM.
+ *
+ * Needs KVM_CREATE_IRQCHIP. The xAPIC is at its reset address, which the
+ * VMM's page tables map.
+ */
+#include "payload.h"
+
+#define LAPIC_BASE		0xfee00000
+#define APIC_EOI		0x0b0
+#define APIC_SVR		0x0f0
+#define APIC_LVTT		0x320
+#define APIC_TMICT		0x380
+#define APIC_TDCR		0x3e0
+#define APIC_SVR_ENABLE		(1 << 8)
+#define APIC_LVT_MASKED		(1 << 16)
+#define APIC_LVT_PERIODIC	(1 << 17)
+#define APIC_TDCR_DIV1		0xb
+
+#define TIMER_VECTOR		0x20
+#define SPURIOUS_VECTOR		0xff
+#define IDT_ENTRIES		256
+#define GATE_INTR		0x8e	/* present, DPL 0, interrupt gate */
+
+	.code64
+	.section .text.entry, "ax"
+	.globl	_start
+_start:
+	PAYLOAD_ENTRY
+	cmpq	$0, PARAM(TIMER_COUNT)
+	jne	.Ltimer_ok
+	UCALL	UCALL_FAIL, $FAIL_BAD_PARAMS
+	HALT_FOREVER
+.Ltimer_ok:
+	call	fill_idt
+	lidt	idt_desc
+
+	mov	$LAPIC_BASE, %ebx
+	movl	$(APIC_SVR_ENABLE | SPURIOUS_VECTOR), APIC_SVR(%rbx)
+	movl	$APIC_TDCR_DIV1, APIC_TDCR(%rbx)
+	movl	$(APIC_LVT_PERIODIC | TIMER_VECTOR), APIC_LVTT(%rbx)
+	mov	PARAM(TIMER_COUNT), %eax
+	mov	%eax, APIC_TMICT(%rbx)
+.Lloop:
+	CHECK_DONE .Ldone
+	sti
+	hlt
+	cli
+	mov	VCPU_TICKS(%r15), %r12
+	MAYBE_PROGRESS
+	jmp	.Lloop
+.Ldone:
+	movl	$APIC_LVT_MASKED, APIC_LVTT(%rbx)
+	movl	$0, APIC_TMICT(%rbx)
+	UCALL	UCALL_DONE, %r12
+	HALT_FOREVER
+
+	.text
+/*
+ * Fill the IDT: exception stubs for 0-31, the timer and spurious vectors,
+ * unexpected_irq for everything else. Every vCPU writes the same values.
+ */
+fill_idt:
+	xor	%ecx, %ecx
+.Lnext_gate:
+	lea	unexpected_irq, %rax
+	cmp	$32, %ecx
+	jae	.Lnot_exc
+	mov	%ecx, %eax
+	shl	$4, %eax
+	add	$exc_stubs, %rax
+.Lnot_exc:
+	cmp	$TIMER_VECTOR, %ecx
+	jne	.Lnot_timer
+	lea	timer_isr, %rax
+.Lnot_timer:
+	cmp	$SPURIOUS_VECTOR, %ecx
+	jne	.Lset
+	lea	spurious_isr, %rax
+.Lset:
+	call	set_gate
+	inc	%ecx
+	cmp	$IDT_ENTRIES, %ecx
+	jb	.Lnext_gate
+	ret
+
+/* IDT entry %rcx := interrupt gate to %rax (below 4 GiB). */
+set_gate:
+	movzwl	%ax, %edx
+	or	$(MINIVMM_CODE_SEL << 16), %edx
+	mov	%rax, %rsi
+	shr	$16, %rsi
+	shl	$48, %rsi
+	or	%rsi, %rdx
+	movabs	$(GATE_INTR << 40), %rsi
+	or	%rsi, %rdx
+	mov	%rcx, %rdi
+	shl	$4, %rdi
+	mov	%rdx, idt(%rdi)
+	movq	$0, idt + 8(%rdi)
+	ret
+
+timer_isr:
+	incq	VCPU_TICKS(%r15)
+	push	%rax
+	mov	$LAPIC_BASE, %eax
+	movl	$0, APIC_EOI(%rax)
+	pop	%rax
+	iretq
+
+spurious_isr:
+	iretq
+
+unexpected_irq:
+	UCALL	UCALL_FAIL, $FAIL_UNEXPECTED_IRQ
+	HALT_FOREVER
+
+/* One 16-byte stub per exception vector: FAIL(FAIL_EXCEPTION + vector). */
+	.balign	16
+exc_stubs:
+	vector = 0
+	.rept	32
+	.balign	16
+	pushq	$vector
+	jmp	exc_common
+	vector = vector + 1
+	.endr
+
+exc_common:
+	pop	%rsi
+	add	$FAIL_EXCEPTION, %rsi
+	UCALL	UCALL_FAIL, %rsi
+	HALT_FOREVER
+
+	.data
+	.balign	16
+idt_desc:
+	.word	IDT_ENTRIES * 16 - 1
+	.quad	idt
+
+	.bss
+	.balign	16
+idt:
+	.skip	IDT_ENTRIES * 16

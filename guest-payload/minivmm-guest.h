@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ABI between minivmm and its guest payloads, shared by C and assembly.
+ *
+ * A payload is a flat binary loaded at MINIVMM_LOAD_GPA and entered in
+ * 64-bit long mode with paging on (identity map of the first 4 GiB),
+ * interrupts off, RSP at the top of a per-vCPU stack and RDI = RSI = the
+ * vCPU index.
+ *
+ * The VMM fills in struct minivmm_params at MINIVMM_PARAMS_GPA before any
+ * vCPU runs. The guest talks back with a "ucall": it stores a struct
+ * minivmm_ucall somewhere in guest memory and writes its guest-physical
+ * address with a 32-bit OUT to MINIVMM_UCALL_PORT.
+ */
+#ifndef MINIVMM_GUEST_H
+#define MINIVMM_GUEST_H
+
+#define MINIVMM_LOAD_GPA	0x100000
+#define MINIVMM_PARAMS_GPA	0x8000
+
+/* GDT selectors set up by the VMM (the IDT gates of a payload use them). */
+#define MINIVMM_CODE_SEL	0x08
+#define MINIVMM_DATA_SEL	0x10
+
+/* Port I/O. */
+#define MINIVMM_UCALL_PORT	0x0510	/* outl: GPA of a minivmm_ucall */
+#define MINIVMM_WORK_PORT	0x0511	/* outb: io payload, count & 0xff */
+
+/* Ucall commands. */
+#define UCALL_PROGRESS		1	/* arg: iterations done so far */
+#define UCALL_DONE		2	/* arg: iterations done in total */
+#define UCALL_FAIL		3	/* arg: one of the FAIL_* codes */
+
+/* FAIL codes. */
+#define FAIL_BAD_PARAMS		0x001	/* params magic mismatch */
+#define FAIL_EXCEPTION		0x100	/* + vector: CPU exception */
+#define FAIL_UNEXPECTED_IRQ	0x200	/* interrupt on an unused vector */
+
+#define MINIVMM_PARAMS_MAGIC	0x534d56696e694d00	/* "\0MiniVMS" */
+
+/* struct minivmm_params field offsets, for the assembly side. */
+#define PARAMS_MAGIC		0
+#define PARAMS_ITERATIONS	8	/* 0: run until stop is set */
+#define PARAMS_PROGRESS_EVERY	16	/* 0: never send PROGRESS */
+#define PARAMS_TIMER_COUNT	24	/* halt: LAPIC timer initial count */
+#define PARAMS_NR_VCPUS		32
+#define PARAMS_STOP		36	/* the VMM sets it to 1 to stop */
+
+/* struct minivmm_ucall field offsets. */
+#define UCALL_CMD		0
+#define UCALL_ARG		8
+#define UCALL_SIZE		16
+
+#ifndef __ASSEMBLER__
+#include <linux/types.h>
+
+struct minivmm_params {
+	__u64 magic;
+	__u64 iterations;
+	__u64 progress_every;
+	__u64 timer_count;
+	__u32 nr_vcpus;
+	__u32 stop;
+};
+
+struct minivmm_ucall {
+	__u64 cmd;
+	__u64 arg;
+};
+
+_Static_assert(__builtin_offsetof(struct minivmm_params, iterations) ==
+	       PARAMS_ITERATIONS, "params layout");
+_Static_assert(__builtin_offsetof(struct minivmm_params, progress_every) ==
+	       PARAMS_PROGRESS_EVERY, "params layout");
+_Static_assert(__builtin_offsetof(struct minivmm_params, timer_count) ==
+	       PARAMS_TIMER_COUNT, "params layout");
+_Static_assert(__builtin_offsetof(struct minivmm_params, nr_vcpus) ==
+	       PARAMS_NR_VCPUS, "params layout");
+_Static_assert(__builtin_offsetof(struct minivmm_params, stop) ==
+	       PARAMS_STOP, "params layout");
+_Static_assert(sizeof(struct minivmm_ucall) == UCALL_SIZE, "ucall layout");
+#endif /* !__ASSEMBLER__ */
+
+#endif /* MINIVMM_GUEST_H */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Assembly helpers shared by the payloads.
+ *
+ * Register conventions, set up by PAYLOAD_ENTRY:
+ *   %r15  per-vCPU area on this vCPU's stack (ucall block, tick count)
+ *   %r12  iterations done
+ *   %r13  iteration target (0: run until the VMM sets params.stop)
+ *   %r14  next iteration count at which to send PROGRESS
+ *   %rbp  params.progress_every (0: never send PROGRESS)
+ * UCALL clobbers %rax and %rdx. Labels inside macros use \@ so that they
+ * never capture a numeric label of the code around them.
+ */
+#ifndef PAYLOAD_H
+#define PAYLOAD_H
+
+#include "minivmm-guest.h"
+
+/* Per-vCPU area, at %r15. */
+#define VCPU_UCALL		0
+#define VCPU_TICKS		UCALL_SIZE
+#define VCPU_AREA_SIZE		32
+
+#define PARAM(field)		(MINIVMM_PARAMS_GPA + PARAMS_##field)
+
+.macro UCALL cmd:req, arg:req
+	movq	$\cmd, VCPU_UCALL + UCALL_CMD(%r15)
+	movq	\arg, VCPU_UCALL + UCALL_ARG(%r15)
+	lea	VCPU_UCALL(%r15), %rax
+	mov	$MINIVMM_UCALL_PORT, %dx
+	outl	%eax, %dx
+.endm
+
+.macro HALT_FOREVER
+	cli
+.Lhalt\@:
+	hlt
+	jmp	.Lhalt\@
+.endm
+
+/* Set up the registers above; FAIL(FAIL_BAD_PARAMS) on a bad params block. */
+.macro PAYLOAD_ENTRY
+	sub	$VCPU_AREA_SIZE, %rsp
+	mov	%rsp, %r15
+	movq	$0, VCPU_TICKS(%r15)
+	movabs	$MINIVMM_PARAMS_MAGIC, %rax
+	cmp	%rax, PARAM(MAGIC)
+	je	.Lparams_ok\@
+	UCALL	UCALL_FAIL, $FAIL_BAD_PARAMS
+	HALT_FOREVER
+.Lparams_ok\@:
+	xor	%r12d, %r12d
+	mov	PARAM(ITERATIONS), %r13
+	mov	PARAM(PROGRESS_EVERY), %rbp
+	mov	%rbp, %r14
+.endm
+
+/* Jump to \done once the target is reached or the VMM asked to stop. */
+.macro CHECK_DONE done:req
+	test	%r13, %r13
+	jz	.Lno_target\@
+	cmp	%r13, %r12
+	jae	\done
+.Lno_target\@:
+	cmpl	$0, PARAM(STOP)
+	jne	\done
+.endm
+
+/* Send PROGRESS(%r12) each time %r12 reaches the next progress mark. */
+.macro MAYBE_PROGRESS
+	test	%rbp, %rbp
+	jz	.Lno_progress\@
+	cmp	%r14, %r12
+	jb	.Lno_progress\@
+	UCALL	UCALL_PROGRESS, %r12
+	add	%rbp, %r14
+.Lno_progress\@:
+.endm
+
+#endif /* PAYLOAD_H */

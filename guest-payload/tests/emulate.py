@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""
+Run the payloads under the unicorn CPU emulator (Debian: python3-unicorn),
+playing the VMM side of the ABI: params block, ucalls, work port, LAPIC
+writes, hand-delivered timer interrupts. No KVM involved. It checks the
+payload logic only: paging, the real LAPIC timer and KVM exits are not
+emulated (unicorn runs flat 64-bit code).
+"""
+import os
+import struct
+import subprocess
+import sys
+from unicorn import *
+from unicorn.x86_const import *
+
+GP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..') + '/'
+LOAD, PARAMS, MEM = 0x100000, 0x8000, 4 << 20
+UCALL_PORT, WORK_PORT = 0x510, 0x511
+MAGIC = 0x534d56696e694d00
+LAPIC = 0xfee00000
+
+class Vm:
+    def __init__(self, name, iterations, progress_every, vcpu=0, nr=1, timer=1000000):
+        self.uc = uc = Uc(UC_ARCH_X86, UC_MODE_64)
+        uc.mem_map(0, MEM)
+        uc.mem_map(LAPIC, 0x1000)
+        img = open(GP + name + '.bin', 'rb').read()
+        uc.mem_write(LOAD, img)
+        uc.mem_write(PARAMS, struct.pack('<QQQQII', MAGIC, iterations, progress_every, timer, nr, 0))
+        # GDT like minivmm
+        uc.mem_write(0x1000, struct.pack('<QQQ', 0, 0x00af9b000000ffff, 0x00cf93000000ffff))
+        uc.reg_write(UC_X86_REG_GDTR, (0, 0x1000, 23, 0))
+        uc.reg_write(UC_X86_REG_RSP, MEM - vcpu * 16384)
+        uc.reg_write(UC_X86_REG_RDI, vcpu)
+        uc.reg_write(UC_X86_REG_RSI, vcpu)
+        self.work = 0
+        self.progress = []
+        self.done = None
+        self.fail = None
+        self.lapic = {}
+        self.stopped = False
+        uc.hook_add(UC_HOOK_INSN, self.on_out, None, 1, 0, UC_X86_INS_OUT)
+        uc.hook_add(UC_HOOK_MEM_WRITE, self.on_lapic, None, LAPIC, LAPIC + 0xfff)
+        self.rip = LOAD
+
+    def on_lapic(self, uc, access, addr, size, value, data):
+        self.lapic[addr - LAPIC] = value
+
+    def on_out(self, uc, port, size, value, data):
+        if port == WORK_PORT and size == 1:
+            assert value == (self.work & 0xff), (value, self.work)
+            self.work += 1
+        elif port == UCALL_PORT and size == 4:
+            cmd, arg = struct.unpack('<QQ', uc.mem_read(value, 16))
+            if cmd == 1:
+                self.progress.append(arg)
+            elif cmd == 2:
+                self.done = arg; uc.emu_stop(); self.stopped = True
+            elif cmd == 3:
+                self.fail = arg; uc.emu_stop(); self.stopped = True
+            else:
+                raise Exception('bad ucall %d' % cmd)
+        else:
+            raise Exception('unexpected out port %#x size %d' % (port, size))
+
+    def run(self, count=0):
+        self.uc.emu_start(self.rip, 1 << 40, count=count)
+        self.rip = self.uc.reg_read(UC_X86_REG_RIP)
+
+def check_loop(name, n, every, work):
+    vm = Vm(name, n, every)
+    vm.run()
+    assert vm.fail is None, vm.fail
+    assert vm.done == n, (vm.done, n)
+    assert vm.progress == (list(range(every, n + 1, every)) if every else []), vm.progress[:5]
+    if work:
+        assert vm.work == n
+    print('%s: DONE(%d), %d PROGRESS, %d work writes: ok' % (name, vm.done, len(vm.progress), vm.work))
+
+check_loop('io', 1000, 100, True)
+check_loop('io', 7, 0, True)
+check_loop('cpuid', 1000, 250, False)
+
+# --seconds: iterations 0, run a while, then set stop
+vm = Vm('io', 0, 50)
+vm.run(count=5000)
+assert vm.done is None
+vm.uc.mem_write(PARAMS + 36, struct.pack('<I', 1))
+vm.run()
+assert vm.done == vm.work and vm.done > 0, (vm.done, vm.work)
+print('io --seconds: stop flag -> DONE(%d) ok' % vm.done)
+
+# bad params
+vm = Vm('cpuid', 10, 0)
+vm.uc.mem_write(PARAMS, b'\0' * 8)
+vm.run()
+assert vm.fail == 1, vm.fail
+print('bad magic -> FAIL(1) ok')
+
+# halt: run to the first hlt, check the IDT and LAPIC programming
+vm = Vm('halt', 3, 1, vcpu=1, nr=2)
+def run_to_hlt(vm):
+    # single-step until the next instruction is hlt (0xf4)
+    while True:
+        rip = vm.uc.reg_read(UC_X86_REG_RIP) if vm.rip is None else vm.rip
+        if vm.uc.mem_read(rip, 1) == b'\xf4':
+            return rip
+        vm.run(count=1)
+        if vm.stopped:
+            return None
+rip = run_to_hlt(vm)
+lidt = vm.uc.reg_read(UC_X86_REG_IDTR)
+print('IDTR', hex(lidt[1]), hex(lidt[2]), 'LAPIC writes', {hex(k): hex(v) for k, v in vm.lapic.items()})
+assert vm.lapic == {0xf0: 0x1ff, 0x3e0: 0xb, 0x320: 0x20020, 0x380: 1000000}
+idt = vm.uc.mem_read(lidt[1], 4096)
+def gate(v):
+    lo, hi = struct.unpack('<QQ', idt[v*16:v*16+16])
+    off = (lo & 0xffff) | (((lo >> 48) & 0xffff) << 16) | (hi << 32)
+    sel = (lo >> 16) & 0xffff
+    typ = (lo >> 40) & 0xff
+    return off, sel, typ
+syms = {}
+for l in subprocess.check_output(['nm', GP + 'halt.elf']).decode().split('\n'):
+    p = l.split()
+    if len(p) == 3: syms[p[2]] = int(p[0], 16)
+for v in range(256):
+    off, sel, typ = gate(v)
+    assert sel == 8 and typ == 0x8e, (v, sel, typ)
+    want = syms['exc_stubs'] + 16 * v if v < 32 else syms['timer_isr'] if v == 0x20 else syms['spurious_isr'] if v == 0xff else syms['unexpected_irq']
+    assert off == want, (v, hex(off), hex(want))
+print('IDT: 256 gates ok')
+
+# simulate timer interrupts: at each hlt, deliver vector 0x20 by hand
+ticks = 0
+while not vm.stopped:
+    rip = run_to_hlt(vm)
+    if rip is None:
+        break
+    uc = vm.uc
+    rsp = uc.reg_read(UC_X86_REG_RSP)
+    frame = struct.pack('<QQQQQ', rip + 1, 8, uc.reg_read(UC_X86_REG_RFLAGS), rsp, 0x10)
+    rsp = (rsp - 40)
+    uc.mem_write(rsp, frame)
+    uc.reg_write(UC_X86_REG_RSP, rsp)
+    vm.rip = gate(0x20)[0]
+    ticks += 1
+    vm.lapic.pop(0xb0, None)
+    # run the ISR up to and including iretq
+    while True:
+        insn = uc.mem_read(vm.rip, 2)
+        last = insn[:2] == b'\x48\xcf'
+        vm.run(count=1)
+        if last:
+            break
+    assert vm.lapic.get(0xb0) == 0, 'no EOI'
+    assert vm.rip == rip + 1, (hex(vm.rip), hex(rip))
+print('halt: %d simulated ticks, PROGRESS %s, DONE(%s), LVTT at end %#x' % (ticks, vm.progress, vm.done, vm.lapic[0x320]))
+assert vm.done == 3 and vm.progress == [1, 2, 3] and vm.lapic[0x320] == 0x10000
+
+# exception: #UD in the halt payload reported as FAIL(0x106)
+vm = Vm('halt', 3, 1)
+run_to_hlt(vm)
+uc = vm.uc
+rsp = uc.reg_read(UC_X86_REG_RSP) - 40
+uc.mem_write(rsp, struct.pack('<QQQQQ', 0, 8, 2, rsp + 40, 0x10))
+uc.reg_write(UC_X86_REG_RSP, rsp)
+vm.rip = gate(6)[0]
+vm.run()
+assert vm.fail == 0x106, vm.fail
+print('exception stub 6 -> FAIL(0x106) ok')
+
+print('payload emulation: all checks passed')

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vCPUs: one thread each, entered directly in 64-bit mode, with every exit
+ * that reaches userspace handled here.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kvm-cpu.h"
+#include "util.h"
+#include "x86.h"
+
+#define vcpu_err(cpu, fmt, ...) \
+	pr_err("vcpu%u: " fmt, (cpu)->id, ##__VA_ARGS__)
+
+int kvm_cpu__init(struct kvm_cpu *cpu, struct kvm *kvm, unsigned int id)
+{
+	cpu->kvm = kvm;
+	cpu->id = id;
+	cpu->run = MAP_FAILED;
+	cpu->fd = ioctl(kvm->vm_fd, KVM_CREATE_VCPU, id);
+	if (cpu->fd < 0) {
+		vcpu_err(cpu, "KVM_CREATE_VCPU: %s", strerror(errno));
+		return -errno;
+	}
+	cpu->run = mmap(NULL, kvm->run_size, PROT_READ | PROT_WRITE,
+			MAP_SHARED, cpu->fd, 0);
+	if (cpu->run == MAP_FAILED) {
+		vcpu_err(cpu, "mmap kvm_run: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int kvm_cpu__ioctl(struct kvm_cpu *cpu, unsigned long req,
+			  const char *name, void *arg)
+{
+	if (!ioctl(cpu->fd, req, arg))
+		return 0;
+	vcpu_err(cpu, "%s: %s", name, strerror(errno));
+	return -errno;
+}
+
+/* KVM's supported CPUID, with this vCPU's APIC ID. */
+static int kvm_cpu__setup_cpuid(struct kvm_cpu *cpu)
+{
+	struct kvm_cpuid2 *src = cpu->kvm->cpuid, *cpuid;
+	size_t size = sizeof(*src) + src->nent * sizeof(src->entries[0]);
+	struct kvm_cpuid_entry2 *e;
+	unsigned int i;
+	int ret;
+
+	cpuid = malloc(size);
+	if (!cpuid)
+		return -ENOMEM;
+	memcpy(cpuid, src, size);
+	for (i = 0; i < cpuid->nent; i++) {
+		e = &cpuid->entries[i];
+		if (e->function == CPUID_LEAF_FEATURES)
+			e->ebx = (e->ebx & 0x00ffffff) |
+				 cpu->id << CPUID_APIC_ID_SHIFT;
+		if (e->function == 0xb || e->function == 0x1f)
+			e->edx = cpu->id;	/* x2APIC ID */
+	}
+	ret = kvm_cpu__ioctl(cpu, KVM_SET_CPUID2, "KVM_SET_CPUID2", cpuid);
+	free(cpuid);
+	return ret;
+}
+
+/* Long mode, paging on, flat segments from our GDT. */
+static int kvm_cpu__setup_sregs(struct kvm_cpu *cpu)
+{
+	struct kvm_segment code = {
+		.base = 0, .limit = 0xffffffff,
+		.selector = MINIVMM_CODE_SEL, .type = SEG_TYPE_CODE,
+		.present = 1, .dpl = 0, .db = 0, .s = 1, .l = 1, .g = 1,
+	};
+	struct kvm_segment data = code;
+	struct kvm_sregs sregs;
+	int ret;
+
+	data.selector = MINIVMM_DATA_SEL;
+	data.type = SEG_TYPE_DATA;
+	data.db = 1;
+	data.l = 0;
+
+	ret = kvm_cpu__ioctl(cpu, KVM_GET_SREGS, "KVM_GET_SREGS", &sregs);
+	if (ret)
+		return ret;
+	sregs.cs = code;
+	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = data;
+	sregs.gdt.base = GUEST_GDT_GPA;
+	sregs.gdt.limit = 3 * 8 - 1;
+	sregs.cr0 = X86_CR0_PE | X86_CR0_MP | X86_CR0_ET | X86_CR0_NE |
+		    X86_CR0_WP | X86_CR0_PG;
+	sregs.cr3 = GUEST_PML4_GPA;
+	sregs.cr4 = X86_CR4_PAE;
+	sregs.efer = X86_EFER_LME | X86_EFER_LMA;
+	return kvm_cpu__ioctl(cpu, KVM_SET_SREGS, "KVM_SET_SREGS", &sregs);
+}
+
+/* Entry point, own stack (vCPU 0 at the top), RDI = RSI = vCPU index. */
+static int kvm_cpu__setup_regs(struct kvm_cpu *cpu)
+{
+	struct kvm_regs regs;
+
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = MINIVMM_LOAD_GPA;
+	regs.rsp = cpu->kvm->mem_size - cpu->id * GUEST_STACK_SIZE;
+	regs.rdi = cpu->id;
+	regs.rsi = cpu->id;
+	regs.rflags = X86_RFLAGS_FIXED;
+	return kvm_cpu__ioctl(cpu, KVM_SET_REGS, "KVM_SET_REGS", &regs);
+}
+
+/*
+ * With the in-kernel irqchip only the BSP starts runnable; the others would
+ * wait for INIT/SIPI. Nobody sends those here: make them all runnable.
+ */
+static int kvm_cpu__setup_mp_state(struct kvm_cpu *cpu)
+{
+	struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
+
+	return kvm_cpu__ioctl(cpu, KVM_SET_MP_STATE, "KVM_SET_MP_STATE", &mp);
+}
+
+/* Done from the vCPU thread itself, so that only it touches the vCPU. */
+static int kvm_cpu__setup(struct kvm_cpu *cpu)
+{
+	int ret;
+
+	ret = kvm_cpu__setup_cpuid(cpu);
+	if (!ret)
+		ret = kvm_cpu__setup_sregs(cpu);
+	if (!ret)
+		ret = kvm_cpu__setup_regs(cpu);
+	if (!ret)
+		ret = kvm_cpu__setup_mp_state(cpu);
+	return ret;
+}
+
+static void kvm_cpu__dump(struct kvm_cpu *cpu)
+{
+	struct kvm_sregs s;
+	struct kvm_regs r;
+
+	if (ioctl(cpu->fd, KVM_GET_REGS, &r) ||
+	    ioctl(cpu->fd, KVM_GET_SREGS, &s)) {
+		vcpu_err(cpu, "cannot read registers: %s", strerror(errno));
+		return;
+	}
+	fprintf(stderr,
+		"vcpu%u: rip %016llx rsp %016llx rflags %016llx\n"
+		"  rax %016llx rbx %016llx rcx %016llx rdx %016llx\n"
+		"  rsi %016llx rdi %016llx rbp %016llx r12 %016llx\n"
+		"  r13 %016llx r14 %016llx r15 %016llx\n"
+		"  cr0 %016llx cr2 %016llx cr3 %016llx cr4 %016llx\n"
+		"  efer %016llx cs %04x ss %04x idt %016llx/%04x\n",
+		cpu->id, r.rip, r.rsp, r.rflags, r.rax, r.rbx, r.rcx, r.rdx,
+		r.rsi, r.rdi, r.rbp, r.r12, r.r13, r.r14, r.r15,
+		s.cr0, s.cr2, s.cr3, s.cr4, s.efer, s.cs.selector,
+		s.ss.selector, s.idt.base, s.idt.limit);
+}
+
+static const char *const exception_names[] = {
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "09",
+	"#TS", "#NP", "#SS", "#GP", "#PF", "15", "#MF", "#AC", "#MC", "#XM",
+	"#VE", "#CP",
+};
+
+static enum kvm_cpu_state kvm_cpu__guest_fail(struct kvm_cpu *cpu,
+					      unsigned long long code)
+{
+	unsigned long long vec = code - FAIL_EXCEPTION;
+
+	cpu->fail_code = code;
+	if (code == FAIL_BAD_PARAMS)
+		vcpu_err(cpu, "guest FAIL: bad params block");
+	else if (code == FAIL_UNEXPECTED_IRQ)
+		vcpu_err(cpu, "guest FAIL: interrupt on an unused vector");
+	else if (code >= FAIL_EXCEPTION && vec < ARRAY_SIZE(exception_names))
+		vcpu_err(cpu, "guest FAIL: exception %s", exception_names[vec]);
+	else
+		vcpu_err(cpu, "guest FAIL: code %#llx", code);
+	return KVM_CPU_GUEST_FAIL;
+}
+
+/* The guest wrote the address of a struct minivmm_ucall to the port. */
+static enum kvm_cpu_state kvm_cpu__ucall(struct kvm_cpu *cpu, __u32 gpa)
+{
+	struct minivmm_ucall uc, *p;
+
+	p = kvm__gpa_to_hva(cpu->kvm, gpa, sizeof(uc));
+	if (!p) {
+		vcpu_err(cpu, "ucall block at bad GPA %#x", gpa);
+		return KVM_CPU_ERROR;
+	}
+	memcpy(&uc, p, sizeof(uc));
+	switch (uc.cmd) {
+	case UCALL_PROGRESS:
+		if (uc.arg < cpu->progress) {
+			vcpu_err(cpu, "PROGRESS went back from %llu to %llu",
+				 cpu->progress, (unsigned long long)uc.arg);
+			return KVM_CPU_ERROR;
+		}
+		cpu->progress = uc.arg;
+		return KVM_CPU_RUNNING;
+	case UCALL_DONE:
+		cpu->done = uc.arg;
+		return KVM_CPU_DONE;
+	case UCALL_FAIL:
+		return kvm_cpu__guest_fail(cpu, uc.arg);
+	}
+	vcpu_err(cpu, "unknown ucall command %llu", (unsigned long long)uc.cmd);
+	return KVM_CPU_ERROR;
+}
+
+/* The io payload writes the low byte of its iteration count. */
+static enum kvm_cpu_state kvm_cpu__work(struct kvm_cpu *cpu, __u8 val)
+{
+	if (val != (__u8)cpu->work_writes) {
+		vcpu_err(cpu, "work port write %#x, expected %#x", val,
+			 (__u8)cpu->work_writes);
+		return KVM_CPU_ERROR;
+	}
+	cpu->work_writes++;
+	return KVM_CPU_RUNNING;
+}
+
+static enum kvm_cpu_state kvm_cpu__handle_io(struct kvm_cpu *cpu)
+{
+	struct kvm_run *run = cpu->run;
+	__u8 *data = (__u8 *)run + run->io.data_offset;
+	bool out = run->io.direction == KVM_EXIT_IO_OUT;
+	__u32 val;
+
+	if (out && run->io.count == 1) {
+		if (run->io.port == MINIVMM_UCALL_PORT && run->io.size == 4) {
+			memcpy(&val, data, sizeof(val));
+			return kvm_cpu__ucall(cpu, val);
+		}
+		if (run->io.port == MINIVMM_WORK_PORT && run->io.size == 1)
+			return kvm_cpu__work(cpu, *data);
+	}
+	vcpu_err(cpu, "unexpected port I/O: %s port %#x size %u count %u",
+		 out ? "out" : "in", run->io.port, run->io.size,
+		 run->io.count);
+	return KVM_CPU_ERROR;
+}
+
+static const char *const internal_suberrors[] = {
+	[KVM_INTERNAL_ERROR_EMULATION] = "instruction emulation failed",
+	[KVM_INTERNAL_ERROR_SIMUL_EX] = "exception while delivering one",
+	[KVM_INTERNAL_ERROR_DELIVERY_EV] = "exit during event delivery",
+	[KVM_INTERNAL_ERROR_UNEXPECTED_EXIT_REASON] = "unexpected exit reason",
+};
+
+static enum kvm_cpu_state kvm_cpu__internal_error(struct kvm_cpu *cpu)
+{
+	__u32 sub = cpu->run->internal.suberror;
+	__u32 i, n = cpu->run->internal.ndata;
+	const char *what = NULL;
+
+	if (sub < ARRAY_SIZE(internal_suberrors))
+		what = internal_suberrors[sub];
+	vcpu_err(cpu, "KVM_EXIT_INTERNAL_ERROR: suberror %u (%s), %u data",
+		 sub, what ? what : "unknown", n);
+	for (i = 0; i < n && i < ARRAY_SIZE(cpu->run->internal.data); i++)
+		fprintf(stderr, "  data[%u] = %#llx\n", i,
+			(unsigned long long)cpu->run->internal.data[i]);
+	kvm_cpu__dump(cpu);
+	return KVM_CPU_ERROR;
+}
+
+static enum kvm_cpu_state kvm_cpu__handle_exit(struct kvm_cpu *cpu)
+{
+	struct kvm_run *run = cpu->run;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		cpu->exits.io++;
+		return kvm_cpu__handle_io(cpu);
+	case KVM_EXIT_MMIO:
+		cpu->exits.mmio++;
+		vcpu_err(cpu, "MMIO %s at %#llx: no device there",
+			 run->mmio.is_write ? "write" : "read",
+			 (unsigned long long)run->mmio.phys_addr);
+		return KVM_CPU_ERROR;
+	case KVM_EXIT_HLT:
+		/* Only without the irqchip: nothing could ever wake it. */
+		cpu->exits.hlt++;
+		vcpu_err(cpu, "guest halted before DONE, with no irqchip");
+		return KVM_CPU_ERROR;
+	}
+
+	cpu->exits.other++;
+	switch (run->exit_reason) {
+	case KVM_EXIT_FAIL_ENTRY:
+		vcpu_err(cpu, "KVM_EXIT_FAIL_ENTRY: reason %#llx on cpu %u",
+			 (unsigned long long)
+			 run->fail_entry.hardware_entry_failure_reason,
+			 run->fail_entry.cpu);
+		kvm_cpu__dump(cpu);
+		return KVM_CPU_ERROR;
+	case KVM_EXIT_INTERNAL_ERROR:
+		return kvm_cpu__internal_error(cpu);
+	case KVM_EXIT_SHUTDOWN:
+		vcpu_err(cpu, "KVM_EXIT_SHUTDOWN (triple fault)");
+		kvm_cpu__dump(cpu);
+		return KVM_CPU_ERROR;
+	}
+	vcpu_err(cpu, "unexpected exit reason %u", run->exit_reason);
+	kvm_cpu__dump(cpu);
+	return KVM_CPU_ERROR;
+}
+
+static enum kvm_cpu_state kvm_cpu__loop(struct kvm_cpu *cpu)
+{
+	enum kvm_cpu_state state = KVM_CPU_RUNNING;
+
+	while (state == KVM_CPU_RUNNING) {
+		if (__atomic_load_n(cpu->stop, __ATOMIC_SEQ_CST))
+			return KVM_CPU_STOPPED;
+		if (ioctl(cpu->fd, KVM_RUN, 0) == 0) {
+			state = kvm_cpu__handle_exit(cpu);
+			continue;
+		}
+		if (errno == EINTR || errno == EAGAIN) {
+			cpu->exits.other++;	/* KVM_EXIT_INTR: a kick */
+			continue;
+		}
+		vcpu_err(cpu, "KVM_RUN: %s", strerror(errno));
+		return KVM_CPU_ERROR;
+	}
+	return state;
+}
+
+/*
+ * The vCPU thread. SIGINT and SIGTERM are blocked (the main thread takes
+ * them), KVM_CPU_KICK_SIGNAL is not: it interrupts KVM_RUN. The main thread
+ * polls cpu->state, so it is only written once, at the end.
+ */
+void *kvm_cpu__thread(void *arg)
+{
+	struct kvm_cpu *cpu = arg;
+	enum kvm_cpu_state state;
+
+	cpu->tid = gettid();
+	if (kvm_cpu__setup(cpu))
+		state = KVM_CPU_ERROR;
+	else
+		state = kvm_cpu__loop(cpu);
+	__atomic_store_n(&cpu->state, state, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(cpu->nr_running, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* Get the thread out of KVM_RUN; it then sees *cpu->stop and returns. */
+void kvm_cpu__kick(struct kvm_cpu *cpu)
+{
+	if (cpu->run == MAP_FAILED || !cpu->started)
+		return;
+	__atomic_store_n(&cpu->run->immediate_exit, 1, __ATOMIC_SEQ_CST);
+	pthread_kill(cpu->thread, KVM_CPU_KICK_SIGNAL);
+}
+
+/* After the run: did the guest really do the work? */
+int kvm_cpu__check(const struct kvm_cpu *cpu, unsigned long long iterations,
+		   bool work_port)
+{
+	if (cpu->state != KVM_CPU_DONE)
+		return -1;
+	if (iterations && cpu->done < iterations) {
+		vcpu_err(cpu, "DONE after %llu of %llu iterations", cpu->done,
+			 iterations);
+		return -1;
+	}
+	if (cpu->progress > cpu->done) {
+		vcpu_err(cpu, "DONE(%llu) below PROGRESS(%llu)", cpu->done,
+			 cpu->progress);
+		return -1;
+	}
+	if (work_port && cpu->work_writes != cpu->done) {
+		vcpu_err(cpu, "DONE(%llu) but %llu work port writes", cpu->done,
+			 cpu->work_writes);
+		return -1;
+	}
+	return 0;
+}
+
+const char *kvm_cpu__state_name(enum kvm_cpu_state state)
+{
+	switch (state) {
+	case KVM_CPU_RUNNING:
+		return "running";
+	case KVM_CPU_DONE:
+		return "done";
+	case KVM_CPU_GUEST_FAIL:
+		return "guest-fail";
+	case KVM_CPU_ERROR:
+		return "error";
+	case KVM_CPU_STOPPED:
+		return "stopped";
+	}
+	return "?";
+}
+
+void kvm_cpu__exit(struct kvm_cpu *cpu)
+{
+	if (cpu->run != MAP_FAILED && cpu->run)
+		munmap(cpu->run, cpu->kvm->run_size);
+	if (cpu->fd >= 0)
+		close(cpu->fd);
+	cpu->run = MAP_FAILED;
+	cpu->fd = -1;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MINIVMM_KVM_CPU_H
+#define MINIVMM_KVM_CPU_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "kvm.h"
+
+#define KVM_CPU_KICK_SIGNAL	SIGUSR1
+
+enum kvm_cpu_state {
+	KVM_CPU_RUNNING,
+	KVM_CPU_DONE,		/* the guest sent DONE */
+	KVM_CPU_GUEST_FAIL,	/* the guest sent FAIL */
+	KVM_CPU_ERROR,		/* setup failed or a bad exit */
+	KVM_CPU_STOPPED,	/* kicked out by the VMM */
+};
+
+/* Exits that reached userspace, by reason. */
+struct kvm_cpu_exits {
+	unsigned long long io;
+	unsigned long long mmio;
+	unsigned long long hlt;
+	unsigned long long other;
+};
+
+struct kvm_cpu {
+	struct kvm *kvm;
+	unsigned int id;
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+	bool started;
+	pid_t tid;			/* of the thread that runs KVM_RUN */
+
+	/* Shared with the main thread. */
+	const int *stop;		/* the VMM wants all vCPUs out */
+	int *nr_running;		/* decremented on thread exit */
+
+	enum kvm_cpu_state state;
+	struct kvm_cpu_exits exits;
+	unsigned long long work_writes;	/* MINIVMM_WORK_PORT writes */
+	unsigned long long progress;	/* last PROGRESS(n) */
+	unsigned long long done;	/* DONE(n) */
+	unsigned long long fail_code;	/* FAIL(code) */
+};
+
+int kvm_cpu__init(struct kvm_cpu *cpu, struct kvm *kvm, unsigned int id);
+void *kvm_cpu__thread(void *arg);
+void kvm_cpu__kick(struct kvm_cpu *cpu);
+int kvm_cpu__check(const struct kvm_cpu *cpu, unsigned long long iterations,
+		   bool work_port);
+const char *kvm_cpu__state_name(enum kvm_cpu_state state);
+void kvm_cpu__exit(struct kvm_cpu *cpu);
+
+#endif /* MINIVMM_KVM_CPU_H */

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The VM: /dev/kvm, capabilities, guest memory, page tables and GDT.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kvm.h"
+#include "util.h"
+#include "x86.h"
+
+#define KVM_DEV			"/dev/kvm"
+#define KVM_API_VERSION_WANTED	12
+#define KVM_CPUID_MAX_ENTRIES	256
+
+static const struct kvm_cap_req {
+	int cap;
+	const char *name;
+	bool irqchip_only;		/* needed only with the irqchip */
+} kvm_caps[] = {
+#define KVM_CAP(cap, irqchip_only)	{ cap, #cap, irqchip_only }
+	KVM_CAP(KVM_CAP_USER_MEMORY, false),
+	KVM_CAP(KVM_CAP_EXT_CPUID, false),	/* KVM_GET_SUPPORTED_CPUID */
+	KVM_CAP(KVM_CAP_MP_STATE, false),
+	KVM_CAP(KVM_CAP_IMMEDIATE_EXIT, false),
+	KVM_CAP(KVM_CAP_IRQCHIP, true),
+	KVM_CAP(KVM_CAP_PVSCHED, false),
+#undef KVM_CAP
+};
+
+void kvm__init(struct kvm *kvm)
+{
+	memset(kvm, 0, sizeof(*kvm));
+	kvm->sys_fd = -1;
+	kvm->vm_fd = -1;
+	kvm->mem = MAP_FAILED;
+}
+
+int kvm__open(struct kvm *kvm)
+{
+	int ver;
+
+	kvm->sys_fd = open(KVM_DEV, O_RDWR | O_CLOEXEC);
+	if (kvm->sys_fd < 0) {
+		pr_err("%s: %s", KVM_DEV, strerror(errno));
+		return -errno;
+	}
+	ver = ioctl(kvm->sys_fd, KVM_GET_API_VERSION, 0);
+	if (ver != KVM_API_VERSION_WANTED) {
+		pr_err("KVM API version %d, want %d", ver,
+		       KVM_API_VERSION_WANTED);
+		return -EPROTO;
+	}
+	kvm->run_size = ioctl(kvm->sys_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (kvm->run_size < (int)sizeof(struct kvm_run)) {
+		pr_err("KVM_GET_VCPU_MMAP_SIZE: %d", kvm->run_size);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * Check kvm_caps[]. A missing KVM_CAP_PVSCHED alone gives -ENOTTY, like the
+ * pvsched ioctls on such a kernel; any other missing cap -EOPNOTSUPP.
+ */
+int kvm__check_caps(struct kvm *kvm, bool irqchip, unsigned int nr_vcpus)
+{
+	bool no_pvsched = false, missing = false;
+	unsigned int i;
+	int max;
+
+	for (i = 0; i < ARRAY_SIZE(kvm_caps); i++) {
+		if (kvm_caps[i].irqchip_only && !irqchip)
+			continue;
+		if (ioctl(kvm->sys_fd, KVM_CHECK_EXTENSION,
+			  kvm_caps[i].cap) > 0)
+			continue;
+		if (kvm_caps[i].cap == KVM_CAP_PVSCHED) {
+			no_pvsched = true;
+			continue;
+		}
+		pr_err("KVM lacks %s", kvm_caps[i].name);
+		missing = true;
+	}
+	if (missing)
+		return -EOPNOTSUPP;
+	if (no_pvsched) {
+		pr_err("this kernel has no pvsched support (%s is 0)",
+		       "KVM_CAP_PVSCHED");
+		return -ENOTTY;
+	}
+	max = ioctl(kvm->sys_fd, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPUS);
+	if (max > 0 && nr_vcpus > (unsigned int)max) {
+		pr_err("KVM allows at most %d vCPUs per VM", max);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int kvm__get_supported_cpuid(struct kvm *kvm)
+{
+	size_t size = sizeof(*kvm->cpuid) +
+		      KVM_CPUID_MAX_ENTRIES * sizeof(kvm->cpuid->entries[0]);
+
+	kvm->cpuid = calloc(1, size);
+	if (!kvm->cpuid)
+		return -ENOMEM;
+	kvm->cpuid->nent = KVM_CPUID_MAX_ENTRIES;
+	if (ioctl(kvm->sys_fd, KVM_GET_SUPPORTED_CPUID, kvm->cpuid)) {
+		pr_err("KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Identity-map 0-4 GiB with 2 MiB pages: PML4[0] -> PDPT[0..3] -> PDs. */
+static void kvm__setup_page_tables(struct kvm *kvm)
+{
+	uint64_t *pml4 = kvm__gpa_to_hva(kvm, GUEST_PML4_GPA, 4096);
+	uint64_t *pdpt = kvm__gpa_to_hva(kvm, GUEST_PDPT_GPA, 4096);
+	uint64_t *pd = kvm__gpa_to_hva(kvm, GUEST_PD_GPA,
+				       GUEST_NR_PDS * 4096);
+	unsigned int i;
+
+	pml4[0] = GUEST_PDPT_GPA | PTE_PRESENT | PTE_RW;
+	for (i = 0; i < GUEST_NR_PDS; i++)
+		pdpt[i] = (GUEST_PD_GPA + i * PAGE_SIZE_4K) |
+			  PTE_PRESENT | PTE_RW;
+	for (i = 0; i < GUEST_NR_PDS * PT_ENTRIES; i++)
+		pd[i] = (uint64_t)i * PAGE_SIZE_2M |
+			PTE_PRESENT | PTE_RW | PTE_PS;
+}
+
+/* The GDT backs the selectors that interrupt delivery and IRETQ reload. */
+static void kvm__setup_gdt(struct kvm *kvm)
+{
+	uint64_t *gdt = kvm__gpa_to_hva(kvm, GUEST_GDT_GPA, 3 * 8);
+
+	gdt[0] = 0;
+	gdt[MINIVMM_CODE_SEL / 8] = GDT_ENTRY_CODE64;
+	gdt[MINIVMM_DATA_SEL / 8] = GDT_ENTRY_DATA;
+}
+
+static int kvm__setup_memory(struct kvm *kvm)
+{
+	struct kvm_userspace_memory_region region;
+
+	kvm->mem_size = GUEST_MEM_SIZE;
+	kvm->mem = mmap(NULL, kvm->mem_size, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (kvm->mem == MAP_FAILED) {
+		pr_err("guest memory: %s", strerror(errno));
+		return -errno;
+	}
+	memset(&region, 0, sizeof(region));
+	region.slot = 0;
+	region.guest_phys_addr = 0;
+	region.memory_size = kvm->mem_size;
+	region.userspace_addr = (unsigned long)kvm->mem;
+	if (ioctl(kvm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region)) {
+		pr_err("KVM_SET_USER_MEMORY_REGION: %s", strerror(errno));
+		return -errno;
+	}
+	kvm__setup_page_tables(kvm);
+	kvm__setup_gdt(kvm);
+	return 0;
+}
+
+/*
+ * Create the VM. The irqchip must exist before the vCPUs, which then get an
+ * in-kernel LAPIC each. No KVM_SET_TSS_ADDR/KVM_SET_IDENTITY_MAP_ADDR:
+ * they only matter for Intel real mode, and we never leave long mode.
+ */
+int kvm__create_vm(struct kvm *kvm, bool irqchip)
+{
+	int ret;
+
+	kvm->vm_fd = ioctl(kvm->sys_fd, KVM_CREATE_VM, 0);
+	if (kvm->vm_fd < 0) {
+		pr_err("KVM_CREATE_VM: %s", strerror(errno));
+		return -errno;
+	}
+	if (irqchip) {
+		if (ioctl(kvm->vm_fd, KVM_CREATE_IRQCHIP, 0)) {
+			pr_err("KVM_CREATE_IRQCHIP: %s", strerror(errno));
+			return -errno;
+		}
+		kvm->irqchip = true;
+	}
+	ret = kvm__get_supported_cpuid(kvm);
+	if (ret)
+		return ret;
+	return kvm__setup_memory(kvm);
+}
+
+/* A host pointer for [gpa, gpa + len), or NULL if not all guest RAM. */
+void *kvm__gpa_to_hva(struct kvm *kvm, unsigned long long gpa, size_t len)
+{
+	if (gpa > kvm->mem_size || len > kvm->mem_size - gpa)
+		return NULL;
+	return (char *)kvm->mem + gpa;
+}
+
+struct minivmm_params *kvm__params(struct kvm *kvm)
+{
+	return kvm__gpa_to_hva(kvm, MINIVMM_PARAMS_GPA,
+			       sizeof(struct minivmm_params));
+}
+
+void kvm__close(struct kvm *kvm)
+{
+	if (kvm->mem != MAP_FAILED)
+		munmap(kvm->mem, kvm->mem_size);
+	if (kvm->vm_fd >= 0)
+		close(kvm->vm_fd);
+	if (kvm->sys_fd >= 0)
+		close(kvm->sys_fd);
+	free(kvm->cpuid);
+	kvm__init(kvm);
+}

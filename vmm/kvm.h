@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MINIVMM_KVM_H
+#define MINIVMM_KVM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kvm-abi.h"
+#include "layout.h"
+
+struct kvm {
+	int sys_fd;			/* /dev/kvm */
+	int vm_fd;
+	int run_size;			/* size of each vCPU's struct kvm_run */
+	bool irqchip;			/* in-kernel LAPIC/IOAPIC/PIC */
+	void *mem;			/* guest memory, GPA 0 */
+	size_t mem_size;
+	struct kvm_cpuid2 *cpuid;	/* KVM_GET_SUPPORTED_CPUID */
+};
+
+void kvm__init(struct kvm *kvm);
+int kvm__open(struct kvm *kvm);
+int kvm__check_caps(struct kvm *kvm, bool irqchip, unsigned int nr_vcpus);
+int kvm__create_vm(struct kvm *kvm, bool irqchip);
+void *kvm__gpa_to_hva(struct kvm *kvm, unsigned long long gpa, size_t len);
+struct minivmm_params *kvm__params(struct kvm *kvm);
+void kvm__close(struct kvm *kvm);
+
+#endif /* MINIVMM_KVM_H */

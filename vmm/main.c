@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * minivmm: run a tiny guest on N vCPU threads under a pvsched driver.
+ *
+ *   parse options -> find and read the payload -> open KVM, check caps ->
+ *   create the VM, copy the payload in -> create vCPUs -> read, reset,
+ *   replace the pvsched driver -> start the vCPU threads -> main loop
+ *   (switches, --seconds deadline, signals, failures) -> join -> read the
+ *   callback counts -> report
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/types.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kernel/bpf/pvsched_bpf_count.h"
+#include "kvm-cpu.h"
+#include "kvm.h"
+#include "options.h"
+#include "payload.h"
+#include "pvsched.h"
+#include "report.h"
+#include "stats.h"
+#include "util.h"
+
+#define MAIN_LOOP_NS		5000000		/* 5 ms */
+#define STOP_GRACE_SECONDS	5.0		/* DONE due after params.stop */
+/* LAPIC timer count for 1 ms: KVM's APIC bus runs at 1 GHz by default. */
+#define GUEST_TIMER_COUNT	1000000
+
+struct vm {
+	struct options opts;
+	const struct payload_info *info;
+	char payload_path[PATH_MAX];
+	void *image;			/* the payload file, read before KVM */
+	size_t image_size;
+	struct kvm kvm;
+	struct kvm_cpu cpus[MINIVMM_MAX_VCPUS];
+	struct tid_stats stats[MINIVMM_MAX_VCPUS];
+	unsigned int nr_cpus;		/* created with KVM_CREATE_VCPU */
+	unsigned int nr_started;	/* threads running or to join */
+	int stop;			/* kick: all vCPU threads get out */
+	int nr_running;
+	double t_start;
+	struct report report;
+	int status;			/* exit status, first failure wins */
+};
+
+static struct vm vm;
+static FILE *info;			/* stdout, or stderr with --json */
+static volatile sig_atomic_t stop_signal;
+
+#define pr_info(fmt, ...)	fprintf(info, fmt "\n", ##__VA_ARGS__)
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void vm__fail(struct vm *vm, int status)
+{
+	if (!vm->status)
+		vm->status = status;
+}
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_kick(int sig)
+{
+	(void)sig;	/* only there to make KVM_RUN return EINTR */
+}
+
+/* No SA_RESTART: blocking calls return EINTR. */
+static void signals__init(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_kick;
+	sigaction(KVM_CPU_KICK_SIGNAL, &sa, NULL);
+}
+
+static int list_drivers(bool json)
+{
+	char buf[4096], *tok, *save;
+	bool first = true;
+	int ret;
+
+	ret = pvsched__available(buf, sizeof(buf));
+	if (ret) {
+		pr_err("this kernel has no pvsched support (%s: %s)",
+		       PVSCHED_AVAILABLE_PATH, strerror(-ret));
+		return ret == -ENOENT ? EXIT_NO_PVSCHED : EXIT_FAILED;
+	}
+	if (!json) {
+		printf("%s\n", buf);
+		return EXIT_OK;
+	}
+	printf("{\"drivers\":[");
+	for (tok = strtok_r(buf, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		printf("%s", first ? "" : ",");
+		report__json_string(stdout, tok);
+		first = false;
+	}
+	printf("]}\n");
+	return EXIT_OK;
+}
+
+/* Find and read the payload first: a bad one fails before KVM is touched. */
+static int vm__load_payload(struct vm *vm)
+{
+	size_t max = payload__max_size(vm->opts.nr_vcpus);
+	struct payload_dirs dirs;
+	char exe[PATH_MAX], err[PATH_MAX + 128];
+	ssize_t n;
+	int ret, i;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	payload__dirs(exe, &dirs);
+	ret = payload__resolve(vm->opts.payload, &dirs, vm->payload_path,
+			       sizeof(vm->payload_path));
+	if (ret == -EINVAL) {
+		pr_err("unknown payload '%s' (known: %s; or give a path)",
+		       vm->opts.payload, payload__names());
+		return EXIT_USAGE;
+	}
+	if (ret) {
+		pr_err("payload '%s' not found; looked in:", vm->opts.payload);
+		for (i = 0; i < PAYLOAD_NR_DIRS; i++)
+			fprintf(stderr, "  %s/\n", dirs.dir[i]);
+		return EXIT_FAILED;
+	}
+	vm->info = payload__info(vm->payload_path);
+	vm->image = malloc(max);
+	if (!vm->image) {
+		pr_err("payload buffer: %s", strerror(errno));
+		return EXIT_FAILED;
+	}
+	if (payload__load(vm->payload_path, vm->image, max, &vm->image_size,
+			  err, sizeof(err))) {
+		pr_err("payload %s", err);
+		return EXIT_FAILED;
+	}
+	return EXIT_OK;
+}
+
+static void vm__fill_params(struct vm *vm)
+{
+	struct minivmm_params *p = kvm__params(&vm->kvm);
+
+	p->magic = MINIVMM_PARAMS_MAGIC;
+	p->iterations = vm->report.iterations;
+	p->progress_every = vm->info->progress_every;
+	p->timer_count = GUEST_TIMER_COUNT;
+	p->nr_vcpus = vm->opts.nr_vcpus;
+	p->stop = 0;
+}
+
+/* KVM, caps, VM, payload, params and the vCPU fds. */
+static int vm__create(struct vm *vm)
+{
+	unsigned int i;
+	int ret;
+
+	ret = kvm__open(&vm->kvm);
+	if (!ret)
+		ret = kvm__check_caps(&vm->kvm, vm->info->irqchip,
+				      vm->opts.nr_vcpus);
+	if (ret == -ENOTTY)
+		return EXIT_NO_PVSCHED;
+	if (!ret)
+		ret = kvm__create_vm(&vm->kvm, vm->info->irqchip);
+	if (ret)
+		return EXIT_FAILED;
+
+	memcpy(kvm__gpa_to_hva(&vm->kvm, MINIVMM_LOAD_GPA, vm->image_size),
+	       vm->image, vm->image_size);
+	vm__fill_params(vm);
+
+	for (i = 0; i < vm->opts.nr_vcpus; i++) {
+		vm->nr_cpus++;
+		if (kvm_cpu__init(&vm->cpus[i], &vm->kvm, i))
+			return EXIT_FAILED;
+	}
+	return EXIT_OK;
+}
+
+static bool vm__uses_pvsched_count(const struct vm *vm)
+{
+	const struct options *o = &vm->opts;
+	unsigned int i;
+
+	if (!strcmp(vm->report.initial, PVSCHED_COUNT_NAME))
+		return true;
+	if (o->pvsched_set && !strcmp(o->pvsched, PVSCHED_COUNT_NAME))
+		return true;
+	for (i = 0; i < o->nr_switches; i++) {
+		if (!strcmp(o->switches[i].name, PVSCHED_COUNT_NAME))
+			return true;
+	}
+	return false;
+}
+
+static void vm__reset_stats(struct vm *vm)
+{
+	int ret;
+
+	if (!vm__uses_pvsched_count(vm))
+		return;
+	ret = stats__reset_count(PVSCHED_COUNT_RESET);
+	vm->report.stats_reset = ret ? STATS_RESET_FAILED : STATS_RESET_DONE;
+	if (ret)
+		pr_err("warning: cannot reset %s: %s; counts may include earlier runs",
+		       PVSCHED_COUNT_RESET, strerror(-ret));
+}
+
+/* Before the vCPUs run: note the initial driver, assign --pvsched. */
+static int vm__pvsched_init(struct vm *vm)
+{
+	const char *want = vm->opts.pvsched;
+	char prev[PVSCHED_OPS_NAME_SIZE], cur[PVSCHED_OPS_NAME_SIZE];
+	int fd = vm->kvm.vm_fd, ret;
+
+	ret = pvsched__get(fd, vm->report.initial);
+	if (ret)
+		return pvsched__error("KVM_GET_PVSCHED_OPS", NULL, ret);
+	vm__reset_stats(vm);
+	if (!vm->opts.pvsched_set)
+		return EXIT_OK;
+
+	ret = pvsched__replace(fd, want, prev);
+	if (ret)
+		return pvsched__error("KVM_REPLACE_PVSCHED_OPS", want, ret);
+	ret = pvsched__get(fd, cur);
+	if (ret)
+		return pvsched__error("KVM_GET_PVSCHED_OPS", NULL, ret);
+	if (strcmp(cur, want)) {
+		pr_err("asked for driver %s, KVM_GET_PVSCHED_OPS says %s",
+		       pvsched__display(want), pvsched__display(cur));
+		return EXIT_FAILED;
+	}
+	pr_info("pvsched: %s -> %s", pvsched__display(prev),
+		pvsched__display(cur));
+	return EXIT_OK;
+}
+
+static void vm__stop_vcpus(struct vm *vm)
+{
+	unsigned int i;
+
+	__atomic_store_n(&vm->stop, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < vm->nr_started; i++)
+		kvm_cpu__kick(&vm->cpus[i]);
+}
+
+/* vCPU threads inherit a mask blocking SIGINT/SIGTERM: we handle those. */
+static int vm__start_vcpus(struct vm *vm)
+{
+	sigset_t block, old;
+	struct kvm_cpu *cpu;
+	unsigned int i;
+	int err = 0;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	vm->t_start = now();
+	for (i = 0; i < vm->nr_cpus && !err; i++) {
+		cpu = &vm->cpus[i];
+		cpu->stop = &vm->stop;
+		cpu->nr_running = &vm->nr_running;
+		__atomic_add_fetch(&vm->nr_running, 1, __ATOMIC_SEQ_CST);
+		err = pthread_create(&cpu->thread, NULL, kvm_cpu__thread, cpu);
+		if (err) {
+			__atomic_sub_fetch(&vm->nr_running, 1,
+					   __ATOMIC_SEQ_CST);
+			pr_err("vcpu%u: pthread_create: %s", i, strerror(err));
+			break;
+		}
+		cpu->started = true;
+		vm->nr_started++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err ? EXIT_FAILED : EXIT_OK;
+}
+
+static int vm__switch(struct vm *vm, unsigned int i, double t)
+{
+	const struct pvsched_switch *sw = &vm->opts.switches[i];
+	struct switch_result *res = &vm->report.switches[i];
+	int ret;
+
+	res->at = t;
+	ret = pvsched__replace(vm->kvm.vm_fd, sw->name, res->prev);
+	if (ret) {
+		res->status = SWITCH_FAILED;
+		res->err = ret;
+		return pvsched__error("--switch", sw->name, ret);
+	}
+	res->status = SWITCH_DONE;
+	pr_info("%.3fs: pvsched %s -> %s", t, pvsched__display(res->prev),
+		pvsched__display(sw->name));
+	return EXIT_OK;
+}
+
+static bool vm__vcpu_failed(struct vm *vm)
+{
+	enum kvm_cpu_state s;
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_started; i++) {
+		s = __atomic_load_n(&vm->cpus[i].state, __ATOMIC_SEQ_CST);
+		if (s == KVM_CPU_ERROR || s == KVM_CPU_GUEST_FAIL)
+			return true;
+	}
+	return false;
+}
+
+/* One pass of the main loop; false when the vCPUs must be stopped. */
+static bool vm__tick(struct vm *vm, unsigned int *next_switch,
+		     double *stop_sent)
+{
+	const struct options *o = &vm->opts;
+	struct minivmm_params *p = kvm__params(&vm->kvm);
+	double t = now() - vm->t_start;
+	int ret;
+
+	if (stop_signal || vm__vcpu_failed(vm))
+		return false;
+	while (*next_switch < o->nr_switches &&
+	       t >= o->switches[*next_switch].at) {
+		ret = vm__switch(vm, (*next_switch)++, t);
+		if (ret) {
+			vm__fail(vm, ret);
+			return false;
+		}
+	}
+	if (o->seconds && !*stop_sent && t >= o->seconds) {
+		__atomic_store_n(&p->stop, 1, __ATOMIC_SEQ_CST);
+		*stop_sent = t;
+	}
+	if (*stop_sent && t - *stop_sent > STOP_GRACE_SECONDS) {
+		pr_err("the guest did not report DONE %gs after being told to stop",
+		       STOP_GRACE_SECONDS);
+		vm__fail(vm, EXIT_FAILED);
+		return false;
+	}
+	return true;
+}
+
+static void vm__main_loop(struct vm *vm)
+{
+	struct timespec ts = { .tv_nsec = MAIN_LOOP_NS };
+	unsigned int next_switch = 0;
+	double stop_sent = 0;
+
+	while (__atomic_load_n(&vm->nr_running, __ATOMIC_SEQ_CST) > 0) {
+		if (!vm__tick(vm, &next_switch, &stop_sent)) {
+			vm__stop_vcpus(vm);
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	vm->report.elapsed = now() - vm->t_start;
+}
+
+static void vm__join(struct vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_started; i++)
+		pthread_join(vm->cpus[i].thread, NULL);
+}
+
+/* pvsched_count's debugfs first, then the BPF map; "-" for the rest. */
+static void vm__read_stats(struct vm *vm)
+{
+	unsigned int i, n = vm->nr_started;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		vm->stats[i].tid = vm->cpus[i].tid;
+		vm->stats[i].source = STATS_NONE;
+	}
+	ret = stats__read_count_file(PVSCHED_COUNT_STATS, vm->stats, n);
+	if (ret < 0 && ret != -ENOENT)
+		pr_err("warning: %s: %s", PVSCHED_COUNT_STATS, strerror(-ret));
+	if (ret == (int)n)
+		return;
+	ret = stats__read_bpf_map(PVSCHED_BPF_COUNT_MAP, vm->stats, n);
+	if (ret < 0 && ret != -ENOENT)
+		pr_err("warning: %s: %s", PVSCHED_BPF_COUNT_MAP,
+		       strerror(-ret));
+}
+
+static void vm__report(struct vm *vm)
+{
+	struct report *r = &vm->report;
+	unsigned int i;
+	bool ok = !vm->status && !stop_signal;
+
+	for (i = 0; i < vm->nr_started; i++) {
+		if (kvm_cpu__check(&vm->cpus[i], r->iterations,
+				   vm->info->work_port))
+			ok = false;
+	}
+	r->final_ok = !pvsched__get(vm->kvm.vm_fd, r->final);
+	vm__read_stats(vm);
+	r->opts = &vm->opts;
+	r->payload = vm->payload_path;
+	r->cpus = vm->cpus;
+	r->stats = vm->stats;
+	r->nr_cpus = vm->nr_started;
+	r->ok = ok;
+	r->signal = stop_signal;
+	if (vm->opts.json)
+		report__json(stdout, r);
+	else
+		report__text(stdout, r);
+	if (!ok && !stop_signal)
+		vm__fail(vm, EXIT_FAILED);
+}
+
+static void vm__destroy(struct vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_cpus; i++)
+		kvm_cpu__exit(&vm->cpus[i]);
+	kvm__close(&vm->kvm);
+}
+
+static int vm__run(struct vm *vm)
+{
+	const struct options *o = &vm->opts;
+
+	vm->report.iterations = o->seconds ? 0 :
+				o->iterations ?: vm->info->iterations;
+	kvm__init(&vm->kvm);
+	vm__fail(vm, vm__create(vm));
+	if (!vm->status)
+		vm__fail(vm, vm__pvsched_init(vm));
+	if (!vm->status && !stop_signal)
+		vm__fail(vm, vm__start_vcpus(vm));
+	if (vm->nr_started) {
+		if (!vm->status)
+			vm__main_loop(vm);
+		vm__stop_vcpus(vm);
+		vm__join(vm);
+		vm__report(vm);
+	}
+	vm__destroy(vm);
+	if (stop_signal)
+		vm__fail(vm, EXIT_SIGNAL_BASE + stop_signal);
+	return vm->status;
+}
+
+int main(int argc, char *argv[])
+{
+	int ret;
+
+	switch (options__parse(&vm.opts, argc, argv, stderr)) {
+	case OPTIONS_HELP:
+		options__usage(stdout);
+		return EXIT_OK;
+	case OPTIONS_VERSION:
+		printf("minivmm %s\n", MINIVMM_VERSION);
+		return EXIT_OK;
+	case OPTIONS_ERROR:
+		fprintf(stderr, "Try 'minivmm --help'.\n");
+		return EXIT_USAGE;
+	case OPTIONS_RUN:
+		break;
+	}
+	info = vm.opts.json ? stderr : stdout;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (vm.opts.list_drivers)
+		return list_drivers(vm.opts.json);
+
+	signals__init();
+	ret = vm__load_payload(&vm);
+	if (!ret)
+		ret = vm__run(&vm);
+	free(vm.image);
+	return ret;
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Command line parsing. No side effects besides messages to @err, so the
+ * unit tests can drive it.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+enum {
+	OPT_PVSCHED = 0x100,
+	OPT_VCPUS,
+	OPT_PAYLOAD,
+	OPT_ITERATIONS,
+	OPT_SECONDS,
+	OPT_SWITCH,
+	OPT_LIST_DRIVERS,
+	OPT_JSON,
+};
+
+static const struct option long_options[] = {
+	{ "pvsched",	  required_argument, NULL, OPT_PVSCHED },
+	{ "vcpus",	  required_argument, NULL, OPT_VCPUS },
+	{ "payload",	  required_argument, NULL, OPT_PAYLOAD },
+	{ "iterations",	  required_argument, NULL, OPT_ITERATIONS },
+	{ "seconds",	  required_argument, NULL, OPT_SECONDS },
+	{ "switch",	  required_argument, NULL, OPT_SWITCH },
+	{ "list-drivers", no_argument,	     NULL, OPT_LIST_DRIVERS },
+	{ "json",	  no_argument,	     NULL, OPT_JSON },
+	{ "help",	  no_argument,	     NULL, 'h' },
+	{ "version",	  no_argument,	     NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void options__usage(FILE *f)
+{
+	fprintf(f,
+"Usage: minivmm [OPTION]...\n"
+"Run a tiny KVM guest on N vCPU threads under a pvsched driver and report\n"
+"the exits and driver callbacks of each vCPU thread.\n"
+"\n"
+"  --pvsched=NAME       assign pvsched driver NAME before the vCPUs run\n"
+"                       (KVM_REPLACE_PVSCHED_OPS); --pvsched= runs with no\n"
+"                       driver; without it the VM keeps its initial driver\n"
+"  --vcpus=N            number of vCPUs, 1..%d (default 1)\n"
+"  --payload=NAME|PATH  guest payload (default io): io, halt or cpuid, found\n"
+"                       as NAME.bin next to the minivmm binary, then in\n"
+"                       ../guest-payload/ relative to it, then in\n"
+"                       /usr/share/minivmm/; anything with a '/' is a path\n"
+"  --iterations=N       guest iterations per vCPU (default): io port writes\n"
+"                       (100000), cpuid CPUIDs (1000000), halt 1 ms timer\n"
+"                       ticks (1000)\n"
+"  --seconds=S          run S seconds instead (decimals allowed), then ask\n"
+"                       the guest to stop; excludes --iterations\n"
+"  --switch=NAME@S      replace the driver with NAME S seconds after the\n"
+"                       vCPUs start (@S alone unassigns); repeatable, up\n"
+"                       to %d times\n"
+"  --list-drivers       print /proc/sys/kernel/pvsched_available_drivers\n"
+"  --json               print the report as JSON on stdout\n"
+"  -h, --help           print this help\n"
+"  -V, --version        print the version\n"
+"\n"
+"Driver callback counts come from pvsched_count's debugfs stats (reset at\n"
+"start whenever pvsched_count is the initial, --pvsched or a --switch\n"
+"driver, so they cover this run only), else from bpf_pvsched_count's pinned\n"
+"map (cumulative per thread id since its loader's reset), else \"-\".\n"
+"\n"
+"Exit status: %d ok, %d usage error, %d kernel without pvsched support,\n"
+"%d any other failure (KVM, guest, unknown driver), 128+N stopped by\n"
+"signal N (SIGINT, SIGTERM).\n",
+		MINIVMM_MAX_VCPUS, MINIVMM_MAX_SWITCHES, EXIT_OK, EXIT_USAGE,
+		EXIT_NO_PVSCHED, EXIT_FAILED);
+}
+
+/* A decimal count in 1..@max. */
+int options__parse_count(const char *s, unsigned long long max,
+			 unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < 1 || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Seconds, in [0, MINIVMM_MAX_SECONDS] or (0, ...] unless @allow_zero. */
+static int parse_time(const char *s, bool allow_zero, double *out)
+{
+	double v;
+	char *end;
+
+	if (!*s || s[strspn(s, "0123456789.")])
+		return -EINVAL;	/* plain decimals: no sign, exponent or hex */
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < 0 || (!allow_zero && !v) ||
+	    v > MINIVMM_MAX_SECONDS)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int options__parse_seconds(const char *s, double *out)
+{
+	return parse_time(s, false, out);
+}
+
+/* A driver name: must fit, NUL included, in PVSCHED_OPS_NAME_SIZE bytes. */
+int options__parse_name(const char *s, char name[PVSCHED_OPS_NAME_SIZE])
+{
+	size_t len = strlen(s);
+
+	if (len >= (size_t)PVSCHED_OPS_NAME_SIZE)
+		return -ENAMETOOLONG;
+	memset(name, 0, PVSCHED_OPS_NAME_SIZE);
+	memcpy(name, s, len);
+	return 0;
+}
+
+/* NAME@SECONDS; SECONDS may be 0 ("as soon as the vCPUs run"). */
+int options__parse_switch(const char *s, struct pvsched_switch *sw)
+{
+	const char *at = strrchr(s, '@');
+	char name[PVSCHED_OPS_NAME_SIZE];
+	size_t len;
+
+	if (!at)
+		return -EINVAL;
+	len = at - s;
+	if (len >= (size_t)PVSCHED_OPS_NAME_SIZE)
+		return -ENAMETOOLONG;
+	memset(name, 0, sizeof(name));
+	memcpy(name, s, len);
+	if (parse_time(at + 1, true, &sw->at))
+		return -EINVAL;
+	memcpy(sw->name, name, sizeof(name));
+	return 0;
+}
+
+static void options__defaults(struct options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->nr_vcpus = 1;
+	opts->payload = "io";
+}
+
+static void options__sort_switches(struct options *opts)
+{
+	struct pvsched_switch tmp;
+	unsigned int i, j;
+
+	/* Insertion sort: stable, so equal times keep command line order. */
+	for (i = 1; i < opts->nr_switches; i++) {
+		tmp = opts->switches[i];
+		for (j = i; j > 0 && opts->switches[j - 1].at > tmp.at; j--)
+			opts->switches[j] = opts->switches[j - 1];
+		opts->switches[j] = tmp;
+	}
+}
+
+static int options__add_switch(struct options *opts, const char *arg,
+			       FILE *err)
+{
+	if (opts->nr_switches == MINIVMM_MAX_SWITCHES) {
+		fprintf(err, "minivmm: at most %d --switch options\n",
+			MINIVMM_MAX_SWITCHES);
+		return -1;
+	}
+	if (options__parse_switch(arg, &opts->switches[opts->nr_switches])) {
+		fprintf(err,
+			"minivmm: --switch: '%s' is not NAME@SECONDS (NAME below %d characters)\n",
+			arg, PVSCHED_OPS_NAME_SIZE);
+		return -1;
+	}
+	opts->nr_switches++;
+	return 0;
+}
+
+static int options__one(struct options *opts, int c, const char *arg,
+			FILE *err)
+{
+	unsigned long long n;
+
+	switch (c) {
+	case OPT_PVSCHED:
+		if (options__parse_name(arg, opts->pvsched)) {
+			fprintf(err, "minivmm: --pvsched: name too long: '%s'\n",
+				arg);
+			return -1;
+		}
+		opts->pvsched_set = true;
+		return 0;
+	case OPT_VCPUS:
+		if (options__parse_count(arg, MINIVMM_MAX_VCPUS, &n)) {
+			fprintf(err, "minivmm: --vcpus: '%s' is not in 1..%d\n",
+				arg, MINIVMM_MAX_VCPUS);
+			return -1;
+		}
+		opts->nr_vcpus = n;
+		return 0;
+	case OPT_PAYLOAD:
+		if (!*arg) {
+			fprintf(err, "minivmm: --payload: empty name\n");
+			return -1;
+		}
+		opts->payload = arg;
+		return 0;
+	case OPT_ITERATIONS:
+		if (options__parse_count(arg, ~0ULL, &opts->iterations)) {
+			fprintf(err,
+				"minivmm: --iterations: '%s' is not a positive integer\n",
+				arg);
+			return -1;
+		}
+		return 0;
+	case OPT_SECONDS:
+		if (options__parse_seconds(arg, &opts->seconds)) {
+			fprintf(err,
+				"minivmm: --seconds: '%s' is not a number in (0, %g]\n",
+				arg, MINIVMM_MAX_SECONDS);
+			return -1;
+		}
+		return 0;
+	case OPT_SWITCH:
+		return options__add_switch(opts, arg, err);
+	case OPT_LIST_DRIVERS:
+		opts->list_drivers = true;
+		return 0;
+	case OPT_JSON:
+		opts->json = true;
+		return 0;
+	}
+	return -1;
+}
+
+/* Checks that need the whole command line. */
+static int options__check(const struct options *opts, FILE *err)
+{
+	unsigned int i;
+
+	if (opts->iterations && opts->seconds) {
+		fprintf(err,
+			"minivmm: --iterations and --seconds are mutually exclusive\n");
+		return -1;
+	}
+	for (i = 0; opts->seconds && i < opts->nr_switches; i++) {
+		if (opts->switches[i].at >= opts->seconds) {
+			fprintf(err,
+				"minivmm: --switch at %gs is not before the end of the run (--seconds=%g)\n",
+				opts->switches[i].at, opts->seconds);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+enum options_action options__parse(struct options *opts, int argc,
+				   char *argv[], FILE *err)
+{
+	int c;
+
+	options__defaults(opts);
+	optind = 0;	/* full getopt reset, so that tests can parse again */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return OPTIONS_HELP;
+		case 'V':
+			return OPTIONS_VERSION;
+		case ':':
+			fprintf(err, "minivmm: option '%s' needs a value\n",
+				argv[optind - 1]);
+			return OPTIONS_ERROR;
+		case '?':
+			fprintf(err, "minivmm: unknown option '%s'\n",
+				argv[optind - 1]);
+			return OPTIONS_ERROR;
+		default:
+			if (options__one(opts, c, optarg, err))
+				return OPTIONS_ERROR;
+		}
+	}
+	if (optind < argc) {
+		fprintf(err, "minivmm: unexpected argument '%s'\n",
+			argv[optind]);
+		return OPTIONS_ERROR;
+	}
+	if (options__check(opts, err))
+		return OPTIONS_ERROR;
+	options__sort_switches(opts);
+	return OPTIONS_RUN;
+}

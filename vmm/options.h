@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MINIVMM_OPTIONS_H
+#define MINIVMM_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kvm-abi.h"
+
+#define MINIVMM_VERSION		"0.1"
+#define MINIVMM_MAX_VCPUS	64
+#define MINIVMM_MAX_SWITCHES	16
+#define MINIVMM_MAX_SECONDS	86400.0
+
+/* Exit statuses (documented in --help and README.md). */
+#define EXIT_OK			0
+#define EXIT_USAGE		1	/* bad command line */
+#define EXIT_NO_PVSCHED		2	/* the kernel has no pvsched support */
+#define EXIT_FAILED		3	/* any other failure */
+#define EXIT_SIGNAL_BASE	128	/* + the signal that stopped us */
+
+struct pvsched_switch {
+	double at;			/* seconds after the vCPUs started */
+	char name[PVSCHED_OPS_NAME_SIZE];	/* "" unassigns */
+};
+
+struct options {
+	bool pvsched_set;		/* --pvsched given, maybe empty */
+	char pvsched[PVSCHED_OPS_NAME_SIZE];
+	unsigned int nr_vcpus;
+	const char *payload;		/* a name, or a path if it has a '/' */
+	unsigned long long iterations;	/* 0: not given */
+	double seconds;			/* 0: not given */
+	struct pvsched_switch switches[MINIVMM_MAX_SWITCHES];
+	unsigned int nr_switches;	/* sorted by time */
+	bool list_drivers;
+	bool json;
+};
+
+enum options_action {
+	OPTIONS_RUN,
+	OPTIONS_HELP,
+	OPTIONS_VERSION,
+	OPTIONS_ERROR,
+};
+
+enum options_action options__parse(struct options *opts, int argc,
+				   char *argv[], FILE *err);
+void options__usage(FILE *f);
+
+int options__parse_count(const char *s, unsigned long long max,
+			 unsigned long long *out);
+int options__parse_seconds(const char *s, double *out);
+int options__parse_name(const char *s, char name[PVSCHED_OPS_NAME_SIZE]);
+int options__parse_switch(const char *s, struct pvsched_switch *sw);
+
+#endif /* MINIVMM_OPTIONS_H */

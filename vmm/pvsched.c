@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pvsched VM ioctls:
+ *
+ *	struct kvm_pvsched_ops ops = { .ops_name = "pvsched_count" };
+ *
+ *	ioctl(vm_fd, KVM_REPLACE_PVSCHED_OPS, &ops);	// ops = previous name
+ *	ioctl(vm_fd, KVM_GET_PVSCHED_OPS, &ops);	// ops = current name
+ *
+ * "" means no driver. REPLACE fails with EINVAL for an unknown name and
+ * leaves the assignment alone; a kernel without pvsched gives ENOTTY.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "pvsched.h"
+#include "util.h"
+
+static void pvsched__copy_name(char dst[PVSCHED_OPS_NAME_SIZE],
+			       const struct kvm_pvsched_ops *ops)
+{
+	/* Never trust the kernel to NUL-terminate. */
+	memcpy(dst, ops->ops_name, PVSCHED_OPS_NAME_SIZE);
+	dst[PVSCHED_OPS_NAME_SIZE - 1] = '\0';
+}
+
+int pvsched__get(int vm_fd, char name[PVSCHED_OPS_NAME_SIZE])
+{
+	struct kvm_pvsched_ops ops;
+
+	memset(&ops, 0, sizeof(ops));
+	if (ioctl(vm_fd, KVM_GET_PVSCHED_OPS, &ops))
+		return -errno;
+	pvsched__copy_name(name, &ops);
+	return 0;
+}
+
+int pvsched__replace(int vm_fd, const char *name,
+		     char prev[PVSCHED_OPS_NAME_SIZE])
+{
+	struct kvm_pvsched_ops ops;
+	size_t len;
+
+	memset(&ops, 0, sizeof(ops));
+	len = strnlen(name, PVSCHED_OPS_NAME_SIZE - 1);
+	memcpy(ops.ops_name, name, len);	/* the rest stays NUL */
+	if (ioctl(vm_fd, KVM_REPLACE_PVSCHED_OPS, &ops))
+		return -errno;
+	pvsched__copy_name(prev, &ops);
+	return 0;
+}
+
+/* The available drivers, as one line with the trailing newline removed. */
+int pvsched__available(char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(PVSCHED_AVAILABLE_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+const char *pvsched__display(const char *name)
+{
+	return *name ? name : "(none)";
+}
+
+/*
+ * Report a failed pvsched ioctl in one line; returns the exit status.
+ * @name is the driver asked for, NULL for KVM_GET_PVSCHED_OPS.
+ */
+int pvsched__error(const char *op, const char *name, int err)
+{
+	char avail[512];
+
+	if (err == -ENOTTY) {
+		pr_err("this kernel has no pvsched support (%s: %s)", op,
+		       strerror(-err));
+		return EXIT_NO_PVSCHED;
+	}
+	if (err == -EINVAL && name) {
+		if (pvsched__available(avail, sizeof(avail)))
+			snprintf(avail, sizeof(avail), "unknown: %s unreadable",
+				 PVSCHED_AVAILABLE_PATH);
+		pr_err("%s: unknown pvsched driver '%s' (available: %s)", op,
+		       name, *avail ? avail : "none");
+		return EXIT_FAILED;
+	}
+	pr_err("%s: %s", op, strerror(-err));
+	return EXIT_FAILED;
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The end-of-run report: one row per vCPU, as text or as JSON.
+ */
+#include <string.h>
+
+#include "pvsched.h"
+#include "report.h"
+
+static const char *const stats_reset_names[] = {
+	[STATS_RESET_NOT_NEEDED] = "not-needed",
+	[STATS_RESET_DONE] = "done",
+	[STATS_RESET_FAILED] = "failed",
+};
+
+static const char *const switch_status_names[] = {
+	[SWITCH_PENDING] = "not-reached",
+	[SWITCH_DONE] = "done",
+	[SWITCH_FAILED] = "failed",
+};
+
+static void report__text_header(FILE *f, const struct report *r)
+{
+	const struct options *o = r->opts;
+	unsigned int i;
+
+	fprintf(f, "payload %s, %u vCPU%s, ", r->payload, r->nr_cpus,
+		r->nr_cpus == 1 ? "" : "s");
+	if (r->iterations)
+		fprintf(f, "%llu iterations", r->iterations);
+	else
+		fprintf(f, "%g s", o->seconds);
+	fprintf(f, ", ran %.3f s: ", r->elapsed);
+	if (r->signal)
+		fprintf(f, "stopped by signal %d\n", r->signal);
+	else
+		fprintf(f, "%s\n", r->ok ? "ok" : "FAILED");
+
+	fprintf(f, "driver: initial %s", pvsched__display(r->initial));
+	if (o->pvsched_set)
+		fprintf(f, ", --pvsched %s", pvsched__display(o->pvsched));
+	fprintf(f, ", final %s\n",
+		r->final_ok ? pvsched__display(r->final) : "(unknown)");
+	for (i = 0; i < o->nr_switches; i++) {
+		fprintf(f, "switch at %gs to %s: %s",
+			o->switches[i].at,
+			pvsched__display(o->switches[i].name),
+			switch_status_names[r->switches[i].status]);
+		if (r->switches[i].status == SWITCH_DONE)
+			fprintf(f, " at %.3fs, previous %s",
+				r->switches[i].at,
+				pvsched__display(r->switches[i].prev));
+		fprintf(f, "\n");
+	}
+	if (r->stats_reset != STATS_RESET_NOT_NEEDED)
+		fprintf(f, "pvsched_count stats reset at start: %s\n",
+			stats_reset_names[r->stats_reset]);
+}
+
+static void report__text_counts(FILE *f, const struct tid_stats *s)
+{
+	const struct pvsched_counts *c = &s->counts;
+
+	if (s->source == STATS_NONE) {
+		fprintf(f, "  %-17s %8s %10s %10s %10s %8s %8s\n", "-", "-",
+			"-", "-", "-", "-", "-");
+		return;
+	}
+	fprintf(f, "  %-17s %8llu %10llu %10llu %10llu %8llu %8llu\n",
+		stats__source_name(s->source), c->reg, c->unreg, c->vmenter,
+		c->vmexit, c->halt, c->intr_inj);
+}
+
+void report__text(FILE *f, const struct report *r)
+{
+	const struct kvm_cpu *cpu;
+	unsigned int i;
+
+	report__text_header(f, r);
+	fprintf(f, "%4s %7s %-10s %10s %10s %6s %6s %6s",
+		"vcpu", "tid", "result", "count", "io", "mmio", "hlt", "other");
+	fprintf(f, "  %-17s %8s %10s %10s %10s %8s %8s\n",
+		"callbacks", "register", "unregister", "vmenter", "vmexit",
+		"halt", "intr_inj");
+	for (i = 0; i < r->nr_cpus; i++) {
+		cpu = &r->cpus[i];
+		fprintf(f, "%4u %7d %-10s %10llu %10llu %6llu %6llu %6llu",
+			cpu->id, (int)cpu->tid,
+			kvm_cpu__state_name(cpu->state), cpu->done,
+			cpu->exits.io, cpu->exits.mmio, cpu->exits.hlt,
+			cpu->exits.other);
+		report__text_counts(f, &r->stats[i]);
+	}
+}
+
+void report__json_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void report__json_switches(FILE *f, const struct report *r)
+{
+	const struct switch_result *s;
+	unsigned int i;
+
+	fprintf(f, "\"switches\":[");
+	for (i = 0; i < r->opts->nr_switches; i++) {
+		s = &r->switches[i];
+		fprintf(f, "%s{\"at\":%g,\"name\":", i ? "," : "",
+			r->opts->switches[i].at);
+		report__json_string(f, r->opts->switches[i].name);
+		fprintf(f, ",\"status\":\"%s\"",
+			switch_status_names[s->status]);
+		if (s->status == SWITCH_DONE) {
+			fprintf(f, ",\"issued_at\":%.3f,\"previous\":", s->at);
+			report__json_string(f, s->prev);
+		}
+		if (s->status == SWITCH_FAILED)
+			fprintf(f, ",\"errno\":%d", -s->err);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]");
+}
+
+static void report__json_driver(FILE *f, const struct report *r)
+{
+	fprintf(f, "\"driver\":{\"initial\":");
+	report__json_string(f, r->initial);
+	fprintf(f, ",\"requested\":");
+	if (r->opts->pvsched_set)
+		report__json_string(f, r->opts->pvsched);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\"final\":");
+	if (r->final_ok)
+		report__json_string(f, r->final);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\"stats_reset\":\"%s\"},",
+		stats_reset_names[r->stats_reset]);
+}
+
+static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
+			      const struct tid_stats *s)
+{
+	const struct pvsched_counts *c = &s->counts;
+
+	fprintf(f,
+		"{\"index\":%u,\"tid\":%d,\"result\":\"%s\",\"count\":%llu,"
+		"\"progress\":%llu,\"exits\":{\"io\":%llu,\"mmio\":%llu,"
+		"\"hlt\":%llu,\"other\":%llu},\"callbacks\":",
+		cpu->id, (int)cpu->tid, kvm_cpu__state_name(cpu->state),
+		cpu->done, cpu->progress, cpu->exits.io, cpu->exits.mmio,
+		cpu->exits.hlt, cpu->exits.other);
+	if (s->source == STATS_NONE) {
+		fprintf(f, "null}");
+		return;
+	}
+	fprintf(f,
+		"{\"source\":\"%s\",\"register\":%llu,\"unregister\":%llu,"
+		"\"vmenter\":%llu,\"vmexit\":%llu,\"halt\":%llu,"
+		"\"intr_inj\":%llu}}",
+		stats__source_name(s->source), c->reg, c->unreg, c->vmenter,
+		c->vmexit, c->halt, c->intr_inj);
+}
+
+void report__json(FILE *f, const struct report *r)
+{
+	unsigned int i;
+
+	fprintf(f, "{\"ok\":%s,\"signal\":%d,\"payload\":",
+		r->ok ? "true" : "false", r->signal);
+	report__json_string(f, r->payload);
+	fprintf(f, ",\"vcpus\":%u,", r->nr_cpus);
+	if (r->iterations)
+		fprintf(f, "\"iterations\":%llu,\"seconds\":null,",
+			r->iterations);
+	else
+		fprintf(f, "\"iterations\":null,\"seconds\":%g,",
+			r->opts->seconds);
+	fprintf(f, "\"elapsed\":%.3f,", r->elapsed);
+	report__json_driver(f, r);
+	report__json_switches(f, r);
+	fprintf(f, ",\"vcpu\":[");
+	for (i = 0; i < r->nr_cpus; i++) {
+		if (i)
+			fputc(',', f);
+		report__json_vcpu(f, &r->cpus[i], &r->stats[i]);
+	}
+	fprintf(f, "]}\n");
+}

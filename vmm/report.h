@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MINIVMM_REPORT_H
+#define MINIVMM_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kvm-cpu.h"
+#include "options.h"
+#include "stats.h"
+
+enum switch_status {
+	SWITCH_PENDING,		/* the run ended first */
+	SWITCH_DONE,
+	SWITCH_FAILED,
+};
+
+struct switch_result {
+	enum switch_status status;
+	double at;				/* when it was issued */
+	char prev[PVSCHED_OPS_NAME_SIZE];	/* as KVM handed it back */
+	int err;				/* -errno if it failed */
+};
+
+enum stats_reset {
+	STATS_RESET_NOT_NEEDED,
+	STATS_RESET_DONE,
+	STATS_RESET_FAILED,
+};
+
+struct report {
+	const struct options *opts;
+	const char *payload;		/* resolved path */
+	unsigned long long iterations;	/* target per vCPU, 0 with --seconds */
+	double elapsed;			/* seconds the vCPUs ran */
+	char initial[PVSCHED_OPS_NAME_SIZE];	/* when the VM was created */
+	char final[PVSCHED_OPS_NAME_SIZE];	/* at the end */
+	bool final_ok;
+	enum stats_reset stats_reset;
+	struct switch_result switches[MINIVMM_MAX_SWITCHES];
+	const struct kvm_cpu *cpus;
+	const struct tid_stats *stats;	/* one per vCPU */
+	unsigned int nr_cpus;
+	bool ok;			/* every vCPU passed its checks */
+	int signal;			/* stopped by this signal, or 0 */
+};
+
+void report__json_string(FILE *f, const char *s);
+void report__text(FILE *f, const struct report *r);
+void report__json(FILE *f, const struct report *r);
+
+#endif /* MINIVMM_REPORT_H */

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pvsched_count's debugfs stats: one line per vCPU task,
+ *   tid=<tid> register=<n> unregister=<n> vmenter=<n> vmexit=<n> halt=<n>
+ *   intr_inj=<n>
+ * (all on one line). Keys may come in any order; unknown keys are ignored
+ * so that the driver can grow new ones; each known key must be there once.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stats.h"
+#include "util.h"
+
+#define STATS_TID	((size_t)-1)
+
+static const struct {
+	const char *key;
+	size_t offset;		/* in struct pvsched_counts, or STATS_TID */
+} stats_keys[] = {
+	{ "tid",	STATS_TID },
+	{ "register",	offsetof(struct pvsched_counts, reg) },
+	{ "unregister",	offsetof(struct pvsched_counts, unreg) },
+	{ "vmenter",	offsetof(struct pvsched_counts, vmenter) },
+	{ "vmexit",	offsetof(struct pvsched_counts, vmexit) },
+	{ "halt",	offsetof(struct pvsched_counts, halt) },
+	{ "intr_inj",	offsetof(struct pvsched_counts, intr_inj) },
+};
+
+#define STATS_NR_KEYS	ARRAY_SIZE(stats_keys)
+
+const char *stats__source_name(enum stats_source source)
+{
+	switch (source) {
+	case STATS_PVSCHED_COUNT:
+		return "pvsched_count";
+	case STATS_BPF:
+		return "bpf_pvsched_count";
+	default:
+		return "-";
+	}
+}
+
+static int stats__parse_u64(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+/* One "key=value" token; *seen collects the known keys found so far. */
+static int stats__parse_token(char *tok, unsigned long long *tid,
+			      struct pvsched_counts *c, unsigned int *seen)
+{
+	char *eq = strchr(tok, '=');
+	unsigned long long v;
+	unsigned int i;
+
+	if (!eq || eq == tok)
+		return -EINVAL;
+	*eq = '\0';
+	if (stats__parse_u64(eq + 1, &v))
+		return -EINVAL;
+	for (i = 0; i < STATS_NR_KEYS; i++) {
+		if (strcmp(tok, stats_keys[i].key))
+			continue;
+		if (*seen & (1U << i))
+			return -EINVAL;
+		*seen |= 1U << i;
+		if (stats_keys[i].offset == STATS_TID)
+			*tid = v;
+		else
+			*(unsigned long long *)((char *)c +
+						stats_keys[i].offset) = v;
+	}
+	return 0;
+}
+
+/*
+ * Parse one stats line. Returns 0, -ENODATA for a blank line, -EINVAL for
+ * anything malformed or incomplete.
+ */
+int stats__parse_line(const char *line, pid_t *tid, struct pvsched_counts *c)
+{
+	unsigned int seen = 0;
+	unsigned long long t = 0;
+	char buf[512], *tok, *save;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", line) >= sizeof(buf))
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	for (tok = strtok_r(buf, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		if (stats__parse_token(tok, &t, c, &seen))
+			return -EINVAL;
+	}
+	if (!seen)
+		return -ENODATA;
+	if (seen != (1U << STATS_NR_KEYS) - 1 || !t || t > 0x7fffffff)
+		return -EINVAL;
+	*tid = t;
+	return 0;
+}
+
+static struct tid_stats *stats__find(struct tid_stats *ts, unsigned int n,
+				     pid_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (ts[i].tid == tid)
+			return &ts[i];
+	}
+	return NULL;
+}
+
+/*
+ * Fill in the entries of @ts that have no source yet from a pvsched_count
+ * stats file. Returns how many it filled, or a negative errno when the file
+ * cannot be read. Malformed lines are skipped.
+ */
+int stats__read_count_file(const char *path, struct tid_stats *ts,
+			   unsigned int n)
+{
+	struct pvsched_counts c;
+	struct tid_stats *t;
+	char line[512];
+	int found = 0;
+	pid_t tid;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (stats__parse_line(line, &tid, &c))
+			continue;
+		t = stats__find(ts, n, tid);
+		if (!t || t->source != STATS_NONE)
+			continue;
+		t->source = STATS_PVSCHED_COUNT;
+		t->counts = c;
+		found++;
+	}
+	fclose(f);
+	return found;
+}
+
+/* pvsched_count clears all its counts on any write to its reset file. */
+int stats__reset_count(const char *path)
+{
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "1\n", 2) != 2)
+		ret = -errno;
+	close(fd);
+	return ret;
+}

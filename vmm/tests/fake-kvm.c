@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A fake /dev/kvm for running minivmm's main loop on the host without KVM.
+ *
+ * tests/minivmm-fake is minivmm linked with -Wl,--wrap= for open, ioctl,
+ * mmap, munmap and close: opening /dev/kvm returns a /dev/null fd whose
+ * ioctls this file answers; the real device is never opened. KVM_RUN plays
+ * a guest chosen by $FAKE_KVM_GUEST, following the guest ABI (params
+ * block, ucall and work ports) like the real payloads do:
+ *
+ *   io (default)  one work port write per KVM_RUN, then DONE
+ *   cpuid         iterations handled "in the kernel", PROGRESS and DONE
+ *   halt          one 1 ms tick per KVM_RUN (needs the irqchip)
+ *   hang          KVM_RUN creates the file ./running, sleeps until a signal
+ *   shutdown      KVM_EXIT_SHUTDOWN
+ *   fail          FAIL(exception #GP)
+ *
+ * $FAKE_KVM_NO_PVSCHED: KVM_CAP_PVSCHED is 0 and the ioctls give ENOTTY.
+ * $FAKE_KVM_ENOTTY: the cap is there but the ioctls give ENOTTY.
+ * $FAKE_KVM_DRIVERS: contents of /proc/sys/kernel/pvsched_available_drivers;
+ * REPLACE accepts "" and these names.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kvm-abi.h"
+#include "layout.h"
+#include "pvsched.h"
+
+int __real_open(const char *path, int flags, ...);
+int __real_ioctl(int fd, unsigned long req, ...);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off);
+int __real_munmap(void *addr, size_t len);
+int __real_close(int fd);
+
+enum fake_kind { FAKE_NONE, FAKE_SYS, FAKE_VM, FAKE_VCPU };
+
+struct fake_vcpu {
+	unsigned int id;
+	struct kvm_run *run;
+	struct kvm_regs regs;
+	unsigned long long n;		/* iterations done */
+	unsigned long long next_progress;
+	bool done;
+};
+
+#define FAKE_MAX_FDS	1024
+#define FAKE_RUN_SIZE	4096
+
+static struct {
+	enum fake_kind kind;
+	struct fake_vcpu *vcpu;
+} fds[FAKE_MAX_FDS];
+
+static char *guest_mem;
+static size_t guest_size;
+static bool irqchip;
+static char driver[PVSCHED_OPS_NAME_SIZE];
+
+static int fake_fd(enum fake_kind kind)
+{
+	int fd = __real_open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0 && fd < FAKE_MAX_FDS)
+		fds[fd].kind = kind;
+	return fd;
+}
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	const char *drivers = getenv("FAKE_KVM_DRIVERS");
+	mode_t mode = 0;
+	va_list ap;
+	int fd;
+
+	if (!strcmp(path, "/dev/kvm"))
+		return fake_fd(FAKE_SYS);
+	if (!strcmp(path, PVSCHED_AVAILABLE_PATH) && drivers) {
+		fd = memfd_create("drivers", 0);
+		if (write(fd, drivers, strlen(drivers)) < 0 ||
+		    lseek(fd, 0, SEEK_SET))
+			return -1;
+		return fd;
+	}
+	va_start(ap, flags);
+	if (flags & O_CREAT)
+		mode = va_arg(ap, mode_t);
+	va_end(ap);
+	return __real_open(path, flags, mode);
+}
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off)
+{
+	if (fd >= 0 && fd < FAKE_MAX_FDS && fds[fd].kind == FAKE_VCPU)
+		return fds[fd].vcpu->run;
+	return __real_mmap(addr, len, prot, flags, fd, off);
+}
+
+int __wrap_munmap(void *addr, size_t len)
+{
+	int fd;
+
+	for (fd = 0; fd < FAKE_MAX_FDS; fd++) {
+		if (fds[fd].kind == FAKE_VCPU && fds[fd].vcpu->run == addr)
+			return 0;	/* leaked on purpose: tiny, test only */
+	}
+	return __real_munmap(addr, len);
+}
+
+int __wrap_close(int fd)
+{
+	if (fd >= 0 && fd < FAKE_MAX_FDS)
+		fds[fd].kind = FAKE_NONE;
+	return __real_close(fd);
+}
+
+static int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+static bool fake_known_driver(const char *name)
+{
+	const char *list = getenv("FAKE_KVM_DRIVERS");
+	char buf[512], *tok, *save;
+
+	if (!*name)
+		return true;
+	snprintf(buf, sizeof(buf), "%s", list ? list : "");
+	for (tok = strtok_r(buf, " \n", &save); tok;
+	     tok = strtok_r(NULL, " \n", &save)) {
+		if (!strcmp(tok, name))
+			return true;
+	}
+	return false;
+}
+
+static int fake_sys_ioctl(unsigned long req, unsigned long arg)
+{
+	struct kvm_cpuid2 *cpuid = (void *)arg;
+
+	switch (req) {
+	case KVM_GET_API_VERSION:
+		return 12;
+	case KVM_GET_VCPU_MMAP_SIZE:
+		return FAKE_RUN_SIZE;
+	case KVM_CHECK_EXTENSION:
+		if (arg == KVM_CAP_PVSCHED)
+			return !getenv("FAKE_KVM_NO_PVSCHED");
+		return arg == KVM_CAP_MAX_VCPUS ? 1024 : 1;
+	case KVM_CREATE_VM:
+		return fake_fd(FAKE_VM);
+	case KVM_GET_SUPPORTED_CPUID:
+		if (cpuid->nent < 2)
+			return fail(E2BIG);
+		cpuid->nent = 2;
+		memset(cpuid->entries, 0, 2 * sizeof(cpuid->entries[0]));
+		cpuid->entries[1].function = 1;
+		cpuid->entries[1].ebx = 0xff000800;
+		return 0;
+	}
+	return fail(ENOTTY);
+}
+
+static int fake_pvsched(unsigned long req, struct kvm_pvsched_ops *ops)
+{
+	char name[PVSCHED_OPS_NAME_SIZE];
+
+	if (getenv("FAKE_KVM_NO_PVSCHED") || getenv("FAKE_KVM_ENOTTY"))
+		return fail(ENOTTY);
+	if (req == KVM_GET_PVSCHED_OPS) {
+		memcpy(ops->ops_name, driver, sizeof(driver));
+		return 0;
+	}
+	if (!memchr(ops->ops_name, 0, sizeof(ops->ops_name)))
+		return fail(EINVAL);
+	memcpy(name, ops->ops_name, sizeof(name));
+	if (!fake_known_driver(name))
+		return fail(EINVAL);
+	memcpy(ops->ops_name, driver, sizeof(driver));
+	memcpy(driver, name, sizeof(driver));
+	return 0;
+}
+
+static int fake_vm_ioctl(unsigned long req, unsigned long arg)
+{
+	struct kvm_userspace_memory_region *r = (void *)arg;
+	struct fake_vcpu *v;
+	int fd;
+
+	switch (req) {
+	case KVM_CREATE_IRQCHIP:
+		irqchip = true;
+		return 0;
+	case KVM_SET_USER_MEMORY_REGION:
+		guest_mem = (char *)(unsigned long)r->userspace_addr;
+		guest_size = r->memory_size;
+		return 0;
+	case KVM_CREATE_VCPU:
+		fd = fake_fd(FAKE_VCPU);
+		v = calloc(1, sizeof(*v));
+		v->id = arg;
+		v->run = aligned_alloc(4096, FAKE_RUN_SIZE);
+		memset(v->run, 0, FAKE_RUN_SIZE);
+		fds[fd].vcpu = v;
+		return fd;
+	case KVM_GET_PVSCHED_OPS:
+	case KVM_REPLACE_PVSCHED_OPS:
+		return fake_pvsched(req, (void *)arg);
+	}
+	return fail(ENOTTY);
+}
+
+static struct minivmm_params *params(void)
+{
+	return (void *)(guest_mem + MINIVMM_PARAMS_GPA);
+}
+
+/* The guest's OUT: a byte to the work port or a ucall block address. */
+static int out(struct fake_vcpu *v, __u16 port, __u8 size, __u32 val)
+{
+	struct kvm_run *run = v->run;
+
+	run->exit_reason = KVM_EXIT_IO;
+	run->io.direction = KVM_EXIT_IO_OUT;
+	run->io.port = port;
+	run->io.size = size;
+	run->io.count = 1;
+	run->io.data_offset = 1024;
+	memcpy((char *)run + 1024, &val, size);
+	return 0;
+}
+
+static int ucall(struct fake_vcpu *v, __u64 cmd, __u64 arg)
+{
+	__u64 gpa = v->regs.rsp - 32;
+	struct minivmm_ucall *uc = (void *)(guest_mem + gpa);
+
+	uc->cmd = cmd;
+	uc->arg = arg;
+	return out(v, MINIVMM_UCALL_PORT, 4, gpa);
+}
+
+static bool finished(struct fake_vcpu *v)
+{
+	struct minivmm_params *p = params();
+
+	if (p->iterations && v->n >= p->iterations)
+		return true;
+	return __atomic_load_n(&p->stop, __ATOMIC_SEQ_CST);
+}
+
+static int progress_or(struct fake_vcpu *v, int (*next)(struct fake_vcpu *))
+{
+	__u64 every = params()->progress_every;
+
+	if (every && v->n >= v->next_progress + every) {
+		v->next_progress += every;
+		return ucall(v, UCALL_PROGRESS, v->n);
+	}
+	if (finished(v))
+		return ucall(v, UCALL_DONE, v->n);
+	return next(v);
+}
+
+static int step_io(struct fake_vcpu *v)
+{
+	return out(v, MINIVMM_WORK_PORT, 1, v->n++ & 0xff);
+}
+
+/* CPUIDs exit to KVM only: run up to 1000 of them per KVM_RUN. */
+static int step_cpuid(struct fake_vcpu *v)
+{
+	while (!finished(v)) {
+		if (++v->n % 1000 == 0)
+			break;
+	}
+	return progress_or(v, step_cpuid);
+}
+
+static int step_halt(struct fake_vcpu *v)
+{
+	struct timespec ts = { .tv_nsec = 1000000 };
+
+	if (!irqchip)
+		return fail(EINVAL);
+	if (nanosleep(&ts, NULL))
+		return fail(EINTR);
+	v->n++;
+	return progress_or(v, step_halt);
+}
+
+static int fake_run(struct fake_vcpu *v)
+{
+	const char *guest = getenv("FAKE_KVM_GUEST");
+
+	if (__atomic_load_n(&v->run->immediate_exit, __ATOMIC_SEQ_CST))
+		return fail(EINTR);
+	if (v->regs.rip != MINIVMM_LOAD_GPA ||
+	    params()->magic != MINIVMM_PARAMS_MAGIC)
+		return fail(EFAULT);
+	guest = guest ? guest : "io";
+	if (!strcmp(guest, "hang")) {
+		close(__real_open("running", O_WRONLY | O_CREAT, 0644));
+		pause();
+		return fail(EINTR);
+	}
+	if (!strcmp(guest, "shutdown")) {
+		v->run->exit_reason = KVM_EXIT_SHUTDOWN;
+		return 0;
+	}
+	if (!strcmp(guest, "fail"))
+		return ucall(v, UCALL_FAIL, FAIL_EXCEPTION + 13);
+	if (!strcmp(guest, "halt"))
+		return progress_or(v, step_halt);
+	if (!strcmp(guest, "cpuid"))
+		return progress_or(v, step_cpuid);
+	return progress_or(v, step_io);
+}
+
+/* Long mode as minivmm sets it up, or EINVAL like a picky KVM. */
+static int fake_set_sregs(const struct kvm_sregs *s)
+{
+	if (!(s->cr0 & (1UL << 31)) || !(s->efer & (1UL << 10)) ||
+	    !s->cs.l || s->cr3 != GUEST_PML4_GPA)
+		return fail(EINVAL);
+	return 0;
+}
+
+static int fake_set_cpuid(struct fake_vcpu *v, const struct kvm_cpuid2 *c)
+{
+	if (c->nent != 2 || c->entries[1].ebx >> 24 != v->id)
+		return fail(EINVAL);
+	return 0;
+}
+
+static int fake_vcpu_ioctl(struct fake_vcpu *v, unsigned long req,
+			   unsigned long arg)
+{
+	switch (req) {
+	case KVM_SET_CPUID2:
+		return fake_set_cpuid(v, (void *)arg);
+	case KVM_GET_SREGS:
+		memset((void *)arg, 0, sizeof(struct kvm_sregs));
+		return 0;
+	case KVM_SET_SREGS:
+		return fake_set_sregs((void *)arg);
+	case KVM_SET_REGS:
+		memcpy(&v->regs, (void *)arg, sizeof(v->regs));
+		return v->regs.rdi == v->id ? 0 : fail(EINVAL);
+	case KVM_GET_REGS:
+		memcpy((void *)arg, &v->regs, sizeof(v->regs));
+		return 0;
+	case KVM_SET_MP_STATE:
+		return 0;
+	case KVM_RUN:
+		return fake_run(v);
+	}
+	return fail(ENOTTY);
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	unsigned long arg;
+	va_list ap;
+
+	va_start(ap, req);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (fd < 0 || fd >= FAKE_MAX_FDS || fds[fd].kind == FAKE_NONE)
+		return __real_ioctl(fd, req, arg);
+	switch (fds[fd].kind) {
+	case FAKE_SYS:
+		return fake_sys_ioctl(req, arg);
+	case FAKE_VM:
+		return fake_vm_ioctl(req, arg);
+	default:
+		return fake_vcpu_ioctl(fds[fd].vcpu, req, arg);
+	}
+}

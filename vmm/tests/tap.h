@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A tiny TAP producer: "ok N - what" / "not ok N - what" per check, then
+ * the plan and a final "N passed, M failed" line.
+ */
+#ifndef MINIVMM_TAP_H
+#define MINIVMM_TAP_H
+
+#include <stdio.h>
+
+void tap__ok(int cond, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void tap__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define ok(cond, ...)	tap__ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+#define diag(...)	tap__diag(__VA_ARGS__)
+
+/* A scratch directory for file tests, made by test-main.c. */
+extern char tap_tmpdir[];
+
+void test_options(void);
+void test_payload(void);
+void test_stats(void);
+void test_report(void);
+void test_fake(void);
+
+#endif /* MINIVMM_TAP_H */

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * minivmm host-side unit tests: no /dev/kvm, no bpf(2).
+ */
+#define _GNU_SOURCE
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+char tap_tmpdir[] = "/tmp/minivmm-test.XXXXXX";
+static int tap_passed, tap_failed;
+
+void tap__ok(int cond, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cond)
+		tap_passed++;
+	else
+		tap_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", tap_passed + tap_failed);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+		printf("#   failed at %s:%d\n", file, line);
+}
+
+void tap__diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* Run from vmm/, whatever the caller's directory: tests use ../ paths. */
+static int chdir_vmm(void)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	return chdir(dirname(dirname(exe)));
+}
+
+int main(void)
+{
+	char cmd[64];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (chdir_vmm()) {
+		perror("chdir");
+		return 2;
+	}
+	if (!mkdtemp(tap_tmpdir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	test_options();
+	test_payload();
+	test_stats();
+	test_report();
+	test_fake();
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tap_tmpdir);
+	if (system(cmd))
+		diag("could not remove %s", tap_tmpdir);
+	printf("1..%d\n", tap_passed + tap_failed);
+	printf("%d passed, %d failed\n", tap_passed, tap_failed);
+	return tap_failed ? 1 : 0;
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "tap.h"
+
+#define MAX_ARGS	40
+
+static struct options opts;
+static char errbuf[4096];
+
+/* Parse a NULL-terminated list of arguments; messages go to errbuf. */
+static enum options_action parse_v(const char *const *args)
+{
+	char *argv[MAX_ARGS + 2] = { "minivmm" };
+	enum options_action a;
+	FILE *err;
+	int argc = 1;
+
+	while (*args && argc <= MAX_ARGS)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	err = fmemopen(errbuf, sizeof(errbuf), "w");
+	a = options__parse(&opts, argc, argv, err);
+	fclose(err);
+	return a;
+}
+
+#define parse(...)	parse_v((const char *const[]){ __VA_ARGS__, NULL })
+#define accepts(...)	(parse(__VA_ARGS__) == OPTIONS_RUN)
+#define rejects(...)	(parse(__VA_ARGS__) == OPTIONS_ERROR)
+
+static void test_defaults_and_flags(void)
+{
+	ok(parse_v((const char *const[]){ NULL }) == OPTIONS_RUN,
+	   "no options: run");
+	ok(opts.nr_vcpus == 1 && !strcmp(opts.payload, "io") &&
+	   !opts.iterations && !opts.seconds && !opts.pvsched_set &&
+	   !opts.nr_switches && !opts.json && !opts.list_drivers,
+	   "defaults: 1 vCPU, io, no driver change");
+	ok(parse("--help") == OPTIONS_HELP, "--help");
+	ok(parse("-h") == OPTIONS_HELP, "-h");
+	ok(parse("--version") == OPTIONS_VERSION, "--version");
+	ok(accepts("--json", "--list-drivers") && opts.json &&
+	   opts.list_drivers, "--json --list-drivers");
+	ok(rejects("--bogus") && strstr(errbuf, "--bogus"),
+	   "unknown option named in the message");
+	ok(rejects("stray"), "positional argument");
+	ok(rejects("--vcpus"), "--vcpus without a value");
+	ok(rejects("--json=1"), "--json takes no value");
+}
+
+static void test_vcpus(void)
+{
+	ok(accepts("--vcpus=4") && opts.nr_vcpus == 4, "--vcpus=4");
+	ok(accepts("--vcpus", "2") && opts.nr_vcpus == 2, "--vcpus 2");
+	ok(accepts("--vcpus=64") && opts.nr_vcpus == 64, "--vcpus=64 (max)");
+	ok(rejects("--vcpus=65"), "--vcpus=65");
+	ok(rejects("--vcpus=0"), "--vcpus=0");
+	ok(rejects("--vcpus=-1"), "--vcpus=-1");
+	ok(rejects("--vcpus=2x"), "--vcpus=2x");
+	ok(rejects("--vcpus="), "--vcpus= (empty)");
+	ok(rejects("--vcpus= 2"), "--vcpus=' 2'");
+}
+
+static void test_iterations_seconds(void)
+{
+	ok(accepts("--iterations=1000") && opts.iterations == 1000,
+	   "--iterations=1000");
+	ok(accepts("--iterations=18446744073709551615") &&
+	   opts.iterations == ~0ULL, "--iterations=2^64-1");
+	ok(rejects("--iterations=18446744073709551616"),
+	   "--iterations overflow");
+	ok(rejects("--iterations=0"), "--iterations=0");
+	ok(rejects("--iterations=-5"), "--iterations=-5");
+	ok(rejects("--iterations=1e3"), "--iterations=1e3");
+	ok(rejects("--iterations=+5"), "--iterations=+5");
+
+	ok(accepts("--seconds=2.5") && opts.seconds == 2.5, "--seconds=2.5");
+	ok(accepts("--seconds=.5") && opts.seconds == 0.5, "--seconds=.5");
+	ok(accepts("--seconds=86400"), "--seconds=86400 (max)");
+	ok(rejects("--seconds=86400.5"), "--seconds above max");
+	ok(rejects("--seconds=0"), "--seconds=0");
+	ok(rejects("--seconds=-1"), "--seconds=-1");
+	ok(rejects("--seconds=abc"), "--seconds=abc");
+	ok(rejects("--seconds=1e2"), "--seconds=1e2");
+	ok(rejects("--seconds=0x10"), "--seconds=0x10");
+	ok(rejects("--seconds=inf"), "--seconds=inf");
+	ok(rejects("--seconds=nan"), "--seconds=nan");
+	ok(rejects("--seconds=."), "--seconds=.");
+	ok(rejects("--seconds=1.2.3"), "--seconds=1.2.3");
+
+	ok(rejects("--iterations=10", "--seconds=1") &&
+	   strstr(errbuf, "mutually exclusive"),
+	   "--iterations with --seconds");
+	ok(rejects("--seconds=1", "--iterations=10"),
+	   "--seconds with --iterations");
+}
+
+static void test_pvsched_payload(void)
+{
+	ok(accepts("--pvsched=pvsched_count") && opts.pvsched_set &&
+	   !strcmp(opts.pvsched, "pvsched_count"), "--pvsched=NAME");
+	ok(accepts("--pvsched=") && opts.pvsched_set && !opts.pvsched[0],
+	   "--pvsched= means no driver, explicitly");
+	ok(accepts("--pvsched=0123456789012345678901234567890") &&
+	   strlen(opts.pvsched) == 31, "31-character driver name");
+	ok(rejects("--pvsched=01234567890123456789012345678901"),
+	   "32-character driver name");
+	ok(accepts("--payload=halt") && !strcmp(opts.payload, "halt"),
+	   "--payload=halt");
+	ok(accepts("--payload=./x.bin") && !strcmp(opts.payload, "./x.bin"),
+	   "--payload=PATH");
+	ok(rejects("--payload="), "--payload= (empty)");
+}
+
+static void test_switch(void)
+{
+	struct pvsched_switch sw;
+	char many[MINIVMM_MAX_SWITCHES + 1][16];
+	const char *args[MINIVMM_MAX_SWITCHES + 2];
+	int i;
+
+	ok(!options__parse_switch("a@1", &sw) && !strcmp(sw.name, "a") &&
+	   sw.at == 1, "a@1");
+	ok(!options__parse_switch("@2", &sw) && !sw.name[0] && sw.at == 2,
+	   "@2 unassigns");
+	ok(!options__parse_switch("a@0", &sw) && sw.at == 0, "a@0");
+	ok(!options__parse_switch("a@b@1.5", &sw) && !strcmp(sw.name, "a@b") &&
+	   sw.at == 1.5, "the last '@' splits");
+	ok(options__parse_switch("noat", &sw), "no '@'");
+	ok(options__parse_switch("a@", &sw), "no time");
+	ok(options__parse_switch("a@-1", &sw), "negative time");
+	ok(options__parse_switch("a@x", &sw), "bad time");
+	ok(options__parse_switch("01234567890123456789012345678901@1", &sw),
+	   "name too long");
+
+	ok(accepts("--switch=b@2", "--switch=a@0.5", "--switch=c@2",
+		   "--switch=@1") && opts.nr_switches == 4 &&
+	   !strcmp(opts.switches[0].name, "a") && !opts.switches[1].name[0] &&
+	   !strcmp(opts.switches[2].name, "b") &&
+	   !strcmp(opts.switches[3].name, "c"),
+	   "switches sorted by time, ties in command line order");
+	ok(rejects("--switch=x"), "--switch=x");
+	ok(accepts("--seconds=5", "--switch=a@4.9"), "switch before the end");
+	ok(rejects("--seconds=5", "--switch=a@5"), "switch at the end");
+
+	for (i = 0; i <= MINIVMM_MAX_SWITCHES; i++) {
+		snprintf(many[i], sizeof(many[i]), "--switch=d@%d", i);
+		args[i] = many[i];
+	}
+	args[MINIVMM_MAX_SWITCHES] = NULL;
+	ok(parse_v(args) == OPTIONS_RUN &&
+	   opts.nr_switches == MINIVMM_MAX_SWITCHES, "%d switches",
+	   MINIVMM_MAX_SWITCHES);
+	args[MINIVMM_MAX_SWITCHES] = many[MINIVMM_MAX_SWITCHES];
+	args[MINIVMM_MAX_SWITCHES + 1] = NULL;
+	ok(parse_v(args) == OPTIONS_ERROR, "%d switches",
+	   MINIVMM_MAX_SWITCHES + 1);
+}
+
+static void test_usage(void)
+{
+	char buf[8192];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	options__usage(f);
+	fclose(f);
+	ok(strstr(buf, "/usr/share/minivmm") && strstr(buf, "Exit status") &&
+	   strstr(buf, "reset at"), "--help documents payload dirs, exit "
+	   "statuses and the stats reset");
+}
+
+void test_options(void)
+{
+	diag("options");
+	test_defaults_and_flags();
+	test_vcpus();
+	test_iterations_seconds();
+	test_pvsched_payload();
+	test_switch();
+	test_usage();
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "tap.h"
+
+static char out[8192];
+
+static FILE *open_out(void)
+{
+	memset(out, 0, sizeof(out));
+	return fmemopen(out, sizeof(out), "w");
+}
+
+static void test_json_string(void)
+{
+	FILE *f = open_out();
+
+	report__json_string(f, "a\"b\\c\n\x01");
+	fclose(f);
+	ok(!strcmp(out, "\"a\\\"b\\\\c\\u000a\\u0001\""), "JSON escaping: %s",
+	   out);
+}
+
+static void fake_report(struct report *r, struct options *o,
+			struct kvm_cpu *cpus, struct tid_stats *ts)
+{
+	memset(r, 0, sizeof(*r));
+	memset(o, 0, sizeof(*o));
+	memset(cpus, 0, 2 * sizeof(*cpus));
+	memset(ts, 0, 2 * sizeof(*ts));
+	o->pvsched_set = true;
+	strcpy(o->pvsched, "pvsched_count");
+	o->nr_switches = 2;
+	strcpy(o->switches[0].name, "");
+	o->switches[0].at = 0.5;
+	strcpy(o->switches[1].name, "x");
+	o->switches[1].at = 9;
+	r->switches[0].status = SWITCH_DONE;
+	r->switches[0].at = 0.505;
+	strcpy(r->switches[0].prev, "pvsched_count");
+	r->opts = o;
+	r->payload = "/p/io.bin";
+	r->iterations = 100;
+	strcpy(r->final, "pvsched_count");
+	r->final_ok = true;
+	r->stats_reset = STATS_RESET_DONE;
+	cpus[0].id = 0;
+	cpus[0].tid = 4321;
+	cpus[0].state = KVM_CPU_DONE;
+	cpus[0].done = 100;
+	cpus[0].exits.io = 111;
+	cpus[1].id = 1;
+	cpus[1].tid = 4322;
+	cpus[1].state = KVM_CPU_DONE;
+	cpus[1].done = 100;
+	ts[0].source = STATS_PVSCHED_COUNT;
+	ts[0].counts.vmenter = 42;
+	r->cpus = cpus;
+	r->stats = ts;
+	r->nr_cpus = 2;
+	r->ok = true;
+}
+
+static void test_outputs(void)
+{
+	struct kvm_cpu cpus[2];
+	struct tid_stats ts[2];
+	struct options o;
+	struct report r;
+	FILE *f;
+
+	fake_report(&r, &o, cpus, ts);
+	f = open_out();
+	report__json(f, &r);
+	fclose(f);
+	ok(strstr(out, "{\"ok\":true,\"signal\":0,\"payload\":"
+		  "\"/p/io.bin\",\"vcpus\":2,\"iterations\":100,"
+		  "\"seconds\":null,") != NULL,
+	   "JSON header");
+	ok(strstr(out, "\"driver\":{\"initial\":\"\",\"requested\":"
+		  "\"pvsched_count\",\"final\":\"pvsched_count\","
+		  "\"stats_reset\":\"done\"}") != NULL, "JSON driver");
+	ok(strstr(out, "{\"at\":0.5,\"name\":\"\",\"status\":\"done\","
+		  "\"issued_at\":0.505,\"previous\":\"pvsched_count\"}") &&
+	   strstr(out, "{\"at\":9,\"name\":\"x\",\"status\":\"not-reached\"}"),
+	   "JSON switches");
+	ok(strstr(out, "{\"index\":0,\"tid\":4321,\"result\":\"done\","
+		  "\"count\":100,\"progress\":0,\"exits\":{\"io\":111,"
+		  "\"mmio\":0,\"hlt\":0,\"other\":0},\"callbacks\":{\"source\":"
+		  "\"pvsched_count\",\"register\":0,\"unregister\":0,"
+		  "\"vmenter\":42,") != NULL, "JSON vCPU row with counts");
+	ok(strstr(out, "\"tid\":4322,") && strstr(out, "\"callbacks\":null}]}"),
+	   "JSON vCPU row without counts");
+
+	f = open_out();
+	report__text(f, &r);
+	fclose(f);
+	ok(strstr(out, "driver: initial (none), --pvsched pvsched_count, "
+		  "final pvsched_count\n") != NULL, "text driver line");
+	ok(strstr(out, "switch at 0.5s to (none): done at 0.505s, previous "
+		  "pvsched_count\n") &&
+	   strstr(out, "switch at 9s to x: not-reached\n"), "text switches");
+	ok(strstr(out, "   0    4321 done") && strstr(out, "   1    4322 done"),
+	   "text rows");
+}
+
+static void test_check(void)
+{
+	struct kvm_cpu cpu;
+
+	memset(&cpu, 0, sizeof(cpu));
+	cpu.state = KVM_CPU_DONE;
+	cpu.done = 100;
+	cpu.work_writes = 100;
+	cpu.progress = 90;
+	ok(!kvm_cpu__check(&cpu, 100, true), "DONE(100) after 100 writes");
+	ok(!kvm_cpu__check(&cpu, 0, false), "--seconds: any count");
+	ok(kvm_cpu__check(&cpu, 101, false), "DONE short of the target");
+	cpu.work_writes = 99;
+	ok(kvm_cpu__check(&cpu, 100, true), "a work port write missing");
+	ok(!kvm_cpu__check(&cpu, 100, false), "work writes only for io");
+	cpu.progress = 101;
+	ok(kvm_cpu__check(&cpu, 100, false), "PROGRESS beyond DONE");
+	cpu.progress = 0;
+	cpu.state = KVM_CPU_STOPPED;
+	ok(kvm_cpu__check(&cpu, 0, false), "not DONE");
+}
+
+void test_report(void)
+{
+	diag("report");
+	test_json_string();
+	test_outputs();
+	test_check();
+}
