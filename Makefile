@@ -7,6 +7,7 @@
 #   make kernel        the patched kernel: build/bzImage, build/vmlinux,
 #                      build/modules/pvsched_count.ko
 #   make series-check  bisectability, config variants and checkpatch
+#   make shell         interactive shell in the booted VM
 #
 # Every target installs the Debian packages it needs (scripts/deps.sh).
 
@@ -14,13 +15,13 @@ SHELL := /bin/bash
 ROOT := $(CURDIR)
 BUILD := $(ROOT)/build
 
-.PHONY: all deps kernel kernel-tree bpf initramfs check demo shell \
+.PHONY: all deps kernel kernel-tree bpf vmm initramfs check demo shell \
 	series-check clean distclean help
 
 all: kernel
 
 help:
-	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/deps.sh
@@ -34,11 +35,20 @@ kernel: kernel-tree
 bpf: kernel
 	@$(MAKE) -s -C kernel/bpf VMLINUX=$(BUILD)/vmlinux OUT=$(BUILD)/bpf
 
-initramfs: kernel bpf
+initramfs: kernel bpf vmm
 	@ci/mkinitramfs.sh
+
+vmm: deps
+	@$(MAKE) -s --no-print-directory -C vmm all
 
 check: deps
 	@ci/check.sh
+
+demo: deps
+	@ci/demo.sh
+
+shell: deps
+	@ci/shell.sh
 
 series-check: kernel-tree
 	@kernel/scripts/series-check.sh

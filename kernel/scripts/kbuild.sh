@@ -8,11 +8,14 @@
 # Usage:
 #   kernel/scripts/kbuild.sh tree                 extract + apply the series
 #   kernel/scripts/kbuild.sh build VARIANT        configure + build a variant
+#   kernel/scripts/kbuild.sh worktree NAME        build/NAME: pristine worktree
+#   kernel/scripts/kbuild.sh series               list the series' patch files
 #
 # Variants:
 #   main      kernel/config/*.config                  -> build/bzImage ...
 #   debug     main + kernel/config/debug/*.config     -> build/debug/...
-#   base      main config on the pristine tree        -> build/base/...
+#   base      main config on build/linux-base         -> build/base/...
+#   bisect    main config on build/linux-bisect       (series-check)
 #   nohost    main, PARAVIRT_SCHED_HOST=n             (series-check)
 #   nokvm     main, PARAVIRT_SCHED_KVM=n              (series-check)
 #   kvmm      main, KVM=m                             (series-check)
@@ -111,17 +114,22 @@ variant_setup() {
 	nohost)	EXTRA=("# CONFIG_PARAVIRT_SCHED_HOST is not set") ;;
 	nokvm)	EXTRA=("# CONFIG_PARAVIRT_SCHED_KVM is not set") ;;
 	kvmm)	EXTRA=("CONFIG_KVM=m" "CONFIG_KVM_AMD=m" "CONFIG_KVM_INTEL=m") ;;
-	bisect)	;;
+	bisect)	SRCDIR=$BUILD/linux-bisect ;;
 	*)	die "unknown variant $1" ;;
 	esac
 }
 
-# The pristine tree for the baseline, as a git worktree of the tag.
-base_tree() {
-	if [ ! -d "$SRCDIR" ]; then
-		stage "creating pristine worktree"
-		git_src worktree add -q --detach "$SRCDIR" pristine
+# A worktree of the source repository at the pristine tag.
+cmd_worktree() {
+	local dir=$BUILD/$1
+
+	if [ ! -d "$dir" ]; then
+		stage "creating worktree $1 at pristine"
+		git_src worktree prune
+		git_src worktree add -q --detach "$dir" pristine
 	fi
+	git -C "$dir" am --abort >/dev/null 2>&1 || true
+	git -C "$dir" checkout -q --detach pristine
 }
 
 config_make() {
@@ -163,7 +171,8 @@ config_make() {
 	fi
 	if [ ${#bad[@]} -ne 0 ]; then
 		printf '  not in final .config: %s\n' "${bad[@]}" >&2
-		die "config fragments do not apply cleanly"
+		# Early patches of the series lack later symbols.
+		[ "$1" = bisect ] || die "config fragments do not apply cleanly"
 	fi
 	echo "$want" > "$OBJ/.pvsched-config"
 }
@@ -203,7 +212,9 @@ cmd_build() {
 	VARIANT=$1
 	shift
 	variant_setup "$VARIANT"
-	[ "$VARIANT" = base ] && base_tree
+	if [ "$VARIANT" = base ] || [ "$VARIANT" = bisect ]; then
+		[ -d "$SRCDIR" ] || die "$SRCDIR missing"
+	fi
 	config_make "$VARIANT"
 	stage "building ($JOBS jobs, log $OBJ/build.log)"
 	kbuild_make "${@:-all}"
@@ -215,6 +226,8 @@ cmd_build() {
 
 case "${1:-}" in
 tree)	cmd_tree ;;
+worktree) cmd_worktree "$2" ;;
+series)	series_files ;;
 build)	shift; cmd_build "$@" ;;
 *)	echo "usage: $0 tree | build VARIANT [make targets]" >&2; exit 2 ;;
 esac

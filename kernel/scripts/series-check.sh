@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Check the series the way a maintainer would: build the tree after each
+# patch (bisectability), build the full series with the pvsched options
+# switched off one by one and with KVM as modules, and run
+# checkpatch.pl --strict on every patch. Prints a table; exits non-zero
+# if any step failed.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$ROOT/build
+KB=$ROOT/kernel/scripts/kbuild.sh
+LOGDIR=$BUILD/series-check
+mkdir -p "$LOGDIR"
+
+declare -a NAMES RESULTS
+fails=0
+
+record() {
+	NAMES+=("$1")
+	RESULTS+=("$2")
+	[ "${2%% *}" = OK ] || fails=$((fails + 1))
+	printf '  %-58s %s\n' "$1" "$2"
+}
+
+echo "==> [series-check] bisect: build after each patch"
+"$KB" worktree linux-bisect >/dev/null || exit 1
+i=0
+for p in $("$KB" series); do
+	i=$((i + 1))
+	name=$(basename "$p" .patch)
+	if ! git -C "$BUILD/linux-bisect" -c user.name=pvsched \
+		-c user.email=pvsched@localhost am -q "$p" > "$LOGDIR/am-$i.log" 2>&1; then
+		record "$name: git am" "FAIL (see $LOGDIR/am-$i.log)"
+		break
+	fi
+	if "$KB" build bisect > "$LOGDIR/bisect-$i.log" 2>&1; then
+		record "$name: build" "OK"
+	else
+		record "$name: build" "FAIL (see $LOGDIR/bisect-$i.log)"
+	fi
+done
+
+echo "==> [series-check] config variants of the full series"
+"$KB" tree >/dev/null || exit 1
+for v in nohost nokvm kvmm; do
+	case $v in
+	nohost)	desc="PARAVIRT_SCHED_HOST=n" ;;
+	nokvm)	desc="PARAVIRT_SCHED_HOST=y PARAVIRT_SCHED_KVM=n" ;;
+	kvmm)	desc="KVM=m (kvm.ko, kvm-amd.ko, kvm-intel.ko)" ;;
+	esac
+	if "$KB" build "$v" > "$LOGDIR/$v.log" 2>&1; then
+		if grep -q "compiler warnings" "$LOGDIR/$v.log"; then
+			record "series, $desc" "FAIL (warnings, see $LOGDIR/$v.log)"
+		else
+			record "series, $desc" "OK"
+		fi
+	else
+		record "series, $desc" "FAIL (see $LOGDIR/$v.log)"
+	fi
+done
+
+echo "==> [series-check] checkpatch.pl --strict"
+errors=0
+warnings=0
+checks=0
+for p in $("$KB" series); do
+	out=$("$BUILD/linux/scripts/checkpatch.pl" --strict "$p" 2>&1)
+	tot=$(echo "$out" | sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p')
+	read -r e w c <<< "${tot:-1 0 0}"
+	errors=$((errors + e))
+	warnings=$((warnings + w))
+	checks=$((checks + c))
+	if [ "$e$w$c" = 000 ]; then
+		record "checkpatch: $(basename "$p" .patch)" "OK"
+	else
+		echo "$out" > "$LOGDIR/checkpatch-$(basename "$p" .patch).log"
+		record "checkpatch: $(basename "$p" .patch)" \
+			"FAIL ($e errors, $w warnings, $c checks)"
+	fi
+done
+
+echo
+echo "series-check summary"
+printf '%-60s %s\n' "step" "result"
+printf '%-60s %s\n' "----" "------"
+for i in "${!NAMES[@]}"; do
+	printf '%-60s %s\n' "${NAMES[$i]}" "${RESULTS[$i]}"
+done
+echo "checkpatch total: $errors errors, $warnings warnings, $checks checks"
+echo "$(( ${#NAMES[@]} - fails )) passed, $fails failed"
+[ "$fails" -eq 0 ]
