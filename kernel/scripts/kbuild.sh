@@ -15,7 +15,7 @@
 #   main      kernel/config/*.config                  -> build/bzImage ...
 #   debug     main + kernel/config/debug/*.config     -> build/debug/...
 #   base      main config on build/linux-base         -> build/base/...
-#   bisect    main config on build/linux-bisect       (series-check)
+#   bisect    main config, whatever build/linux has checked out (series-check)
 #   nohost    main, PARAVIRT_SCHED_HOST=n             (series-check)
 #   nokvm     main, PARAVIRT_SCHED_KVM=n              (series-check)
 #   kvmm      main, KVM=m                             (series-check)
@@ -82,7 +82,8 @@ tree_apply() {
 
 	want=$(series_hash)
 	have=$(cat "$SRC/.git/pvsched-series" 2>/dev/null || true)
-	if [ "$want" = "$have" ] && [ -z "$(git_src status --porcelain)" ]; then
+	if [ "$want $(git_src rev-parse HEAD)" = "$have" ] &&
+	   [ -z "$(git_src status --porcelain)" ]; then
 		stage "series up to date ($(git_src rev-list --count pristine..HEAD) patches)"
 		return
 	fi
@@ -97,7 +98,7 @@ tree_apply() {
 		# shellcheck disable=SC2086
 		git_src am -q $files || die "git am failed"
 	fi
-	echo "$want" > "$SRC/.git/pvsched-series"
+	echo "$want $(git_src rev-parse HEAD)" > "$SRC/.git/pvsched-series"
 }
 
 # variant_setup VARIANT: sets OBJ, OUT, SRCDIR and EXTRA config lines.
@@ -114,7 +115,7 @@ variant_setup() {
 	nohost)	EXTRA=("# CONFIG_PARAVIRT_SCHED_HOST is not set") ;;
 	nokvm)	EXTRA=("# CONFIG_PARAVIRT_SCHED_KVM is not set") ;;
 	kvmm)	EXTRA=("CONFIG_KVM=m" "CONFIG_KVM_AMD=m" "CONFIG_KVM_INTEL=m") ;;
-	bisect)	SRCDIR=$BUILD/linux-bisect ;;
+	bisect)	;;
 	*)	die "unknown variant $1" ;;
 	esac
 }
@@ -212,8 +213,8 @@ cmd_build() {
 	VARIANT=$1
 	shift
 	variant_setup "$VARIANT"
-	if [ "$VARIANT" = base ] || [ "$VARIANT" = bisect ]; then
-		[ -d "$SRCDIR" ] || die "$SRCDIR missing"
+	if [ "$VARIANT" = base ]; then
+		cmd_worktree linux-base
 	fi
 	config_make "$VARIANT"
 	stage "building ($JOBS jobs, log $OBJ/build.log)"

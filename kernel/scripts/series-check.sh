@@ -25,25 +25,29 @@ record() {
 }
 
 echo "==> [series-check] bisect: build after each patch"
-"$KB" worktree linux-bisect >/dev/null || exit 1
+"$KB" tree || exit 1
+SRC=$BUILD/linux
+head=$(git -C "$SRC" rev-parse HEAD)
+# Restore the full series however this script ends.
+trap 'git -C "$SRC" checkout -q "$head"' EXIT
 i=0
-for p in $("$KB" series); do
+for c in $(git -C "$SRC" rev-list --reverse pristine..HEAD); do
 	i=$((i + 1))
-	name=$(basename "$p" .patch)
-	if ! git -C "$BUILD/linux-bisect" -c user.name=pvsched \
-		-c user.email=pvsched@localhost am -q "$p" > "$LOGDIR/am-$i.log" 2>&1; then
-		record "$name: git am" "FAIL (see $LOGDIR/am-$i.log)"
-		break
-	fi
+	name="$(printf '%04d' $i) $(git -C "$SRC" log -1 --format=%s "$c" | cut -c1-45)"
+	git -C "$SRC" checkout -q --detach "$c"
 	if "$KB" build bisect > "$LOGDIR/bisect-$i.log" 2>&1; then
-		record "$name: build" "OK"
+		if grep -q "compiler warnings" "$LOGDIR/bisect-$i.log"; then
+			record "$name" "FAIL (warnings, see $LOGDIR/bisect-$i.log)"
+		else
+			record "$name" "OK"
+		fi
 	else
-		record "$name: build" "FAIL (see $LOGDIR/bisect-$i.log)"
+		record "$name" "FAIL (see $LOGDIR/bisect-$i.log)"
 	fi
 done
+git -C "$SRC" checkout -q "$head"
 
 echo "==> [series-check] config variants of the full series"
-"$KB" tree >/dev/null || exit 1
 for v in nohost nokvm kvmm; do
 	case $v in
 	nohost)	desc="PARAVIRT_SCHED_HOST=n" ;;
