@@ -1,0 +1,2663 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pvsched_test - regression suite of the pvsched KVM ABI, run inside the
+ * test VM (ci/vm-run /tests/pvsched_test), in the style of the KVM
+ * selftests.
+ *
+ * It checks KVM_CAP_PVSCHED, KVM_GET_PVSCHED_OPS and KVM_REPLACE_PVSCHED_OPS,
+ * the per-VM debugfs file pvsched_vcpu_ops, the sysctl
+ * kernel.pvsched_available_drivers, and the callbacks that the module
+ * driver pvsched_count and the BPF driver bpf_pvsched_count receive: one
+ * register per vCPU task, as many VMEXITs as VMENTERs, nothing after
+ * unassign, registrations that follow the vCPU's thread, and drivers kept
+ * alive (module pinned, BPF driver kept after unload) while a VM uses them.
+ *
+ * The guest is six bytes of real-mode code, "1: out 0x10, al; inc al;
+ * jmp 1b", so every KVM_RUN returns with KVM_EXIT_IO and the value written
+ * tells whether the guest ran each iteration exactly once.
+ *
+ * Output is kselftest TAP, one line per check; a check whose prerequisite
+ * is missing (no /dev/kvm, no pvsched_count.ko, no pvsched-bpf) is reported
+ * as SKIP. The exit status is 0 iff no check failed.
+ *
+ * Usage: pvsched_test [GROUP]...   (no GROUP: all of them; the others
+ * are reported as SKIP so that the plan stays the same). Groups: kvm, abi,
+ * debugfs, sysctl, counts-module, counts-bpf, thread-move, vm-close,
+ * module-pin, bpf-unload, race, race-hop, race-rmmod, race-bpf, many-vms,
+ * kernel-log.
+ *
+ * Needs root, debugfs at /sys/kernel/debug and bpffs at /sys/fs/bpf. It
+ * loads and unloads pvsched_count and the BPF drivers: run it only in the
+ * test VM. It leaves pvsched_count loaded and the BPF drivers unloaded.
+ *
+ * A vCPU that does not come back from KVM_RUN for STUCK_SECONDS is kicked
+ * out with a signal and reported as a failure, with its RIP: nested SVM
+ * under multi-threaded QEMU TCG has been seen to corrupt the guest state
+ * (L2 RIP = the L1 instruction after VMRUN) and livelock it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/bpf.h>
+#include <linux/kvm.h>
+#include <linux/types.h>
+
+#include "../../kernel/bpf/pvsched_bpf_count.h"
+
+/* The pvsched ABI (include/uapi/linux/kvm.h of the pvsched series). */
+#ifndef KVM_CAP_PVSCHED
+#define KVM_CAP_PVSCHED 239
+#endif
+
+#ifndef KVM_GET_PVSCHED_OPS
+struct kvm_pvsched_ops {
+	__u8 ops_name[32]; /* NUL-terminated pvsched driver name */
+};
+
+#define KVM_GET_PVSCHED_OPS	_IOR(KVMIO,  0xe4, struct kvm_pvsched_ops)
+#define KVM_REPLACE_PVSCHED_OPS	_IOWR(KVMIO, 0xe5, struct kvm_pvsched_ops)
+#endif
+
+#define NAME_MAX_LEN		32	/* sizeof(ops_name), with the NUL */
+
+#define NOP_DRV			"pvsched_nop"
+#define COUNT_DRV		"pvsched_count"	/* also the module's name */
+#define COUNT_KO		"/lib/modules/pvsched_count.ko"
+#define SAMPLE_DRV		"bpf_pvsched_ops"
+#define UNKNOWN_DRV		"no_such_pvsched_driver"
+
+#define SYSCTL_DRIVERS		"/proc/sys/kernel/pvsched_available_drivers"
+#define DEBUGFS_KVM		"/sys/kernel/debug/kvm"
+#define COUNT_STATS		"/sys/kernel/debug/pvsched/pvsched_count/stats"
+#define COUNT_RESET		"/sys/kernel/debug/pvsched/pvsched_count/reset"
+
+/* Guest: one memslot at GPA 0, real-mode code at GUEST_CODE_GPA. */
+#define GUEST_MEM_SIZE		0x10000UL
+#define GUEST_CODE_GPA		0x1000UL
+#define GUEST_IO_PORT		0x10
+#define GUEST_TSS_GPA		0xfffbd000UL	/* VMX real mode only */
+
+static const uint8_t guest_code[] = {
+	0xe6, GUEST_IO_PORT,	/* 1: out GUEST_IO_PORT, al */
+	0xfe, 0xc0,		/*    inc al */
+	0xeb, 0xfa,		/*    jmp 1b */
+};
+
+/* Race tests: cycles to aim for, and the wall-clock cap on each. */
+#define RACE_CYCLES		3000
+#define RACE_MAX_SECONDS	45
+#define HOP_CYCLES		300
+#define HOP_MAX_SECONDS	10
+#define RMMOD_CYCLES		2000
+#define RMMOD_MAX_SECONDS	6
+#define BPF_RACE_CYCLES		40
+#define BPF_RACE_MAX_SECONDS	8
+#define NR_MANY_VMS		16
+
+/* A vCPU without an exit to userspace for this long is kicked out. */
+#define STUCK_SECONDS		15
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
+#define __noreturn		__attribute__((noreturn))
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, val)	__atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
+
+/* ------------------------------------------------------------------ */
+/* TAP output                                                         */
+/* ------------------------------------------------------------------ */
+
+static int tap_nr;		/* number of the last result printed */
+static int tap_fails, tap_skips;
+static bool tap_plan_broken;
+static const char *group_name = "setup";
+static int group_last;		/* last number the current group may use */
+
+static __printf(1, 2) void diag(const char *fmt, ...)
+{
+	char buf[2048], *line, *save;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	flockfile(stdout);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		printf("# %s\n", line);
+	funlockfile(stdout);
+}
+
+static void tap_result(bool pass, const char *skip_reason, const char *fmt,
+		       va_list ap)
+{
+	char desc[512];
+
+	vsnprintf(desc, sizeof(desc), fmt, ap);
+	if (++tap_nr > group_last) {
+		diag("BUG: group %s prints more results than it planned",
+		     group_name);
+		tap_plan_broken = true;
+	}
+	if (!pass)
+		tap_fails++;
+	if (skip_reason)
+		tap_skips++;
+	printf("%s %d %s: %s%s%s\n", pass ? "ok" : "not ok", tap_nr,
+	       group_name, desc, skip_reason ? " # SKIP " : "",
+	       skip_reason ? skip_reason : "");
+	fflush(stdout);
+}
+
+/* Report one check; returns @pass. */
+static __printf(2, 3) bool check(bool pass, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_result(pass, NULL, fmt, ap);
+	va_end(ap);
+	return pass;
+}
+
+static __printf(2, 3) void skip(const char *reason, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_result(true, reason, fmt, ap);
+	va_end(ap);
+}
+
+/* Mark the rest of the current group skipped, or failed. */
+static void group_skip_rest(const char *reason)
+{
+	int total = group_last - tap_nr;
+
+	while (tap_nr < group_last)
+		skip(reason, "check %d of %d not run", total - (group_last - tap_nr) + 1,
+		     total);
+}
+
+static void group_fail_rest(const char *why)
+{
+	while (tap_nr < group_last)
+		check(false, "not reached: %s", why);
+}
+
+/* "0" or "-EINVAL (Invalid argument)" for a 0/-errno result. */
+static const char *err_str(int r)
+{
+	static __thread char bufs[4][64];
+	static __thread int next;
+	char *buf = bufs[next++ % 4];
+	const char *name;
+
+	if (r >= 0) {
+		snprintf(buf, sizeof(bufs[0]), "%d", r);
+		return buf;
+	}
+	name = strerrorname_np(-r);
+	snprintf(buf, sizeof(bufs[0]), "-%s (%s)", name ? name : "?",
+		 strerror(-r));
+	return buf;
+}
+
+#define CHECK(cond, ...) ({						\
+	bool __pass = (cond);						\
+	if (!__pass)							\
+		diag("%s:%d: false: %s", __FILE__, __LINE__, #cond);	\
+	check(__pass, __VA_ARGS__);					\
+})
+
+#define CHECK_EQ(got, want, ...) ({					\
+	long long __got = (got), __want = (want);			\
+	bool __pass = __got == __want;					\
+	if (!__pass)							\
+		diag("%s:%d: %s is %lld, expected %lld",		\
+		     __FILE__, __LINE__, #got, __got, __want);		\
+	check(__pass, __VA_ARGS__);					\
+})
+
+/* @ret and @want are 0 or -errno. */
+#define CHECK_RET(ret, want, ...) ({					\
+	int __ret = (ret), __want = (want);				\
+	bool __pass = __ret == __want;					\
+	if (!__pass)							\
+		diag("%s:%d: %s returned %s, expected %s", __FILE__,	\
+		     __LINE__, #ret, err_str(__ret), err_str(__want));	\
+	check(__pass, __VA_ARGS__);					\
+})
+
+/* Fatal errors of the test itself (setup, not the ABI under test). */
+#define TEST_ASSERT(cond, fmt, ...) do {				\
+	if (!(cond))							\
+		test_assert_fail(__FILE__, __LINE__, #cond, errno,	\
+				 fmt, ##__VA_ARGS__);			\
+} while (0)
+
+static __printf(5, 6) __noreturn
+void test_assert_fail(const char *file, int line, const char *expr, int err,
+		      const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	diag("==== Test Assertion Failure ====");
+	diag("  %s:%d: %s", file, line, expr);
+	diag("  pid=%d tid=%d errno=%d - %s", getpid(), gettid(), err,
+	     strerror(err));
+	diag("  %s", msg);
+	printf("Bail out! %s: %s\n", group_name, msg);
+	fflush(stdout);
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------------ */
+/* Files                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Read @path into @buf (NUL-terminated); bytes read or -errno. */
+static int read_file(const char *path, char *buf, size_t len)
+{
+	size_t off = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (off < len - 1) {
+		n = read(fd, buf + off, len - 1 - off);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (!n)
+			break;
+		off += n;
+	}
+	buf[off] = '\0';
+	close(fd);
+	return off;
+}
+
+/* One write(2) of @len bytes at @off (-1: plain write); bytes or -errno. */
+static int write_file(const char *path, const void *buf, size_t len,
+		      off_t off)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (off < 0)
+		n = write(fd, buf, len);
+	else
+		n = pwrite(fd, buf, len, off);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}
+
+/* lseek(@off) then write(2): bytes written or -errno. */
+static int write_file_at(const char *path, const void *buf, size_t len,
+			 off_t off)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (lseek(fd, off, SEEK_SET) != off) {
+		n = -errno;
+		diag("lseek(%s, %lld): %s", path, (long long)off, err_str(n));
+		close(fd);
+		return n;
+	}
+	n = write(fd, buf, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}
+
+static bool path_exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+/* Is @name a word of the sysctl kernel.pvsched_available_drivers? */
+static bool driver_listed(const char *name)
+{
+	char buf[1024], *tok, *save;
+
+	if (read_file(SYSCTL_DRIVERS, buf, sizeof(buf)) < 0)
+		return false;
+	for (tok = strtok_r(buf, "\n ", &save); tok;
+	     tok = strtok_r(NULL, "\n ", &save)) {
+		if (!strcmp(tok, name))
+			return true;
+	}
+	return false;
+}
+
+static void diag_drivers(void)
+{
+	char buf[1024];
+
+	if (read_file(SYSCTL_DRIVERS, buf, sizeof(buf)) >= 0)
+		diag("pvsched_available_drivers: %s", strtok(buf, "\n") ?: "");
+}
+
+/* ------------------------------------------------------------------ */
+/* KVM: VMs and vCPUs (kvm_util style)                                */
+/* ------------------------------------------------------------------ */
+
+#define MAX_VCPUS	4
+
+struct kvm_vm;
+
+struct kvm_vcpu {
+	struct kvm_vm *vm;
+	int id;
+	int fd;
+	struct kvm_run *run;
+	uint8_t next_out;	/* value the guest writes next */
+	unsigned long nr_runs;	/* KVM_RUNs that returned the expected exit */
+	bool kicked;		/* stuck in KVM_RUN, signalled out of it */
+	bool failed;
+	char err[256];		/* the first unexpected exit */
+};
+
+struct kvm_vm {
+	int fd;
+	pid_t creator;		/* thread that created it: its debugfs dir */
+	void *mem;
+	int nr_vcpus;
+	struct kvm_vcpu *vcpus[MAX_VCPUS];
+};
+
+static int kvm_fd = -1;
+static int kvm_run_size;
+static char kvm_missing[256];	/* why KVM cannot be tested, "" if it can */
+
+#define __KVM_IOCTL_ERROR(name, ret) \
+	"%s failed, rc: %i errno: %i (%s)", name, ret, errno, strerror(errno)
+
+#define __kvm_ioctl(fd, cmd, arg)	ioctl(fd, cmd, arg)
+#define kvm_ioctl(fd, cmd, arg) ({					\
+	int __r = __kvm_ioctl(fd, cmd, arg);				\
+	TEST_ASSERT(__r >= 0, __KVM_IOCTL_ERROR(#cmd, __r));		\
+	__r;								\
+})
+
+#define __vm_ioctl(vm, cmd, arg)	ioctl((vm)->fd, cmd, arg)
+#define vm_ioctl(vm, cmd, arg) ({					\
+	int __r = __vm_ioctl(vm, cmd, arg);				\
+	TEST_ASSERT(__r >= 0, __KVM_IOCTL_ERROR(#cmd, __r));		\
+	__r;								\
+})
+
+#define __vcpu_ioctl(vcpu, cmd, arg)	ioctl((vcpu)->fd, cmd, arg)
+#define vcpu_ioctl(vcpu, cmd, arg) ({					\
+	int __r = __vcpu_ioctl(vcpu, cmd, arg);				\
+	TEST_ASSERT(__r >= 0, __KVM_IOCTL_ERROR(#cmd, __r));		\
+	__r;								\
+})
+
+static const char *const exit_reason_names[] = {
+	[KVM_EXIT_UNKNOWN]		= "KVM_EXIT_UNKNOWN",
+	[KVM_EXIT_EXCEPTION]		= "KVM_EXIT_EXCEPTION",
+	[KVM_EXIT_IO]			= "KVM_EXIT_IO",
+	[KVM_EXIT_HYPERCALL]		= "KVM_EXIT_HYPERCALL",
+	[KVM_EXIT_DEBUG]		= "KVM_EXIT_DEBUG",
+	[KVM_EXIT_HLT]			= "KVM_EXIT_HLT",
+	[KVM_EXIT_MMIO]			= "KVM_EXIT_MMIO",
+	[KVM_EXIT_IRQ_WINDOW_OPEN]	= "KVM_EXIT_IRQ_WINDOW_OPEN",
+	[KVM_EXIT_SHUTDOWN]		= "KVM_EXIT_SHUTDOWN",
+	[KVM_EXIT_FAIL_ENTRY]		= "KVM_EXIT_FAIL_ENTRY",
+	[KVM_EXIT_INTR]			= "KVM_EXIT_INTR",
+	[KVM_EXIT_SET_TPR]		= "KVM_EXIT_SET_TPR",
+	[KVM_EXIT_TPR_ACCESS]		= "KVM_EXIT_TPR_ACCESS",
+	[KVM_EXIT_NMI]			= "KVM_EXIT_NMI",
+	[KVM_EXIT_INTERNAL_ERROR]	= "KVM_EXIT_INTERNAL_ERROR",
+	[KVM_EXIT_SYSTEM_EVENT]		= "KVM_EXIT_SYSTEM_EVENT",
+	[KVM_EXIT_X86_RDMSR]		= "KVM_EXIT_X86_RDMSR",
+	[KVM_EXIT_X86_WRMSR]		= "KVM_EXIT_X86_WRMSR",
+	[KVM_EXIT_X86_BUS_LOCK]		= "KVM_EXIT_X86_BUS_LOCK",
+#ifdef KVM_EXIT_NOTIFY
+	[KVM_EXIT_NOTIFY]		= "KVM_EXIT_NOTIFY",
+#endif
+#ifdef KVM_EXIT_MEMORY_FAULT
+	[KVM_EXIT_MEMORY_FAULT]		= "KVM_EXIT_MEMORY_FAULT",
+#endif
+};
+
+static const char *exit_reason_str(unsigned int reason)
+{
+	if (reason < ARRAY_SIZE(exit_reason_names) &&
+	    exit_reason_names[reason])
+		return exit_reason_names[reason];
+	return "unknown exit reason";
+}
+
+static void kvm_init(void)
+{
+	int r;
+
+	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (kvm_fd < 0) {
+		snprintf(kvm_missing, sizeof(kvm_missing), "/dev/kvm: %s",
+			 strerror(errno));
+		return;
+	}
+	r = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	TEST_ASSERT(r > 0, __KVM_IOCTL_ERROR("KVM_GET_VCPU_MMAP_SIZE", r));
+	kvm_run_size = r;
+}
+
+static struct kvm_vm *vm_create(void)
+{
+	struct kvm_userspace_memory_region region = {
+		.slot = 0,
+		.guest_phys_addr = 0,
+		.memory_size = GUEST_MEM_SIZE,
+	};
+	struct kvm_vm *vm;
+
+	vm = calloc(1, sizeof(*vm));
+	TEST_ASSERT(vm, "calloc");
+	vm->fd = kvm_ioctl(kvm_fd, KVM_CREATE_VM, 0);
+	vm->creator = gettid();
+
+	vm->mem = mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	TEST_ASSERT(vm->mem != MAP_FAILED, "mmap guest memory");
+	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_code,
+	       sizeof(guest_code));
+	region.userspace_addr = (uintptr_t)vm->mem;
+	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region);
+	vm_ioctl(vm, KVM_SET_TSS_ADDR, GUEST_TSS_GPA);
+	return vm;
+}
+
+/* A vCPU in real mode at GUEST_CODE_GPA with al = 0. */
+static struct kvm_vcpu *vcpu_add(struct kvm_vm *vm)
+{
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+	struct kvm_vcpu *vcpu;
+
+	TEST_ASSERT(vm->nr_vcpus < MAX_VCPUS, "too many vCPUs");
+	vcpu = calloc(1, sizeof(*vcpu));
+	TEST_ASSERT(vcpu, "calloc");
+	vcpu->vm = vm;
+	vcpu->id = vm->nr_vcpus;
+	vcpu->fd = vm_ioctl(vm, KVM_CREATE_VCPU, vcpu->id);
+	vcpu->run = mmap(NULL, kvm_run_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, vcpu->fd, 0);
+	TEST_ASSERT(vcpu->run != MAP_FAILED, "mmap struct kvm_run");
+
+	vcpu_ioctl(vcpu, KVM_GET_SREGS, &sregs);
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	vcpu_ioctl(vcpu, KVM_SET_SREGS, &sregs);
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = GUEST_CODE_GPA;
+	regs.rflags = 0x2;
+	vcpu_ioctl(vcpu, KVM_SET_REGS, &regs);
+
+	vm->vcpus[vm->nr_vcpus++] = vcpu;
+	return vcpu;
+}
+
+static void kick_handler(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Kick a vCPU that does not come back from KVM_RUN: the signal makes
+ * KVM_RUN fail with EINTR, and the vCPU is then reported as failed.
+ */
+static void vcpu_kick(struct kvm_vcpu *vcpu, pthread_t thread)
+{
+	diag("vCPU %d: no exit to userspace for %d s, kicking its thread",
+	     vcpu->id, STUCK_SECONDS);
+	WRITE_ONCE(vcpu->kicked, true);
+	pthread_kill(thread, SIGUSR1);
+}
+
+/* KVM_RUN; false if the vCPU was kicked out of it. */
+static bool vcpu_run(struct kvm_vcpu *vcpu)
+{
+	int r;
+
+	for (;;) {
+		if (READ_ONCE(vcpu->kicked))
+			return false;
+		r = __vcpu_ioctl(vcpu, KVM_RUN, NULL);
+		if (!r)
+			return true;
+		TEST_ASSERT(errno == EINTR, __KVM_IOCTL_ERROR("KVM_RUN", r));
+	}
+}
+
+static void vcpu_bad_exit(struct kvm_vcpu *vcpu, const char *what)
+{
+	struct kvm_run *run = vcpu->run;
+	struct kvm_regs regs;
+	char extra[96] = "";
+
+	if (run->exit_reason == KVM_EXIT_FAIL_ENTRY)
+		snprintf(extra, sizeof(extra), ", hardware reason 0x%llx",
+			 (unsigned long long)run->fail_entry.hardware_entry_failure_reason);
+	else if (run->exit_reason == KVM_EXIT_INTERNAL_ERROR)
+		snprintf(extra, sizeof(extra), ", suberror %u",
+			 run->internal.suberror);
+	else if (run->exit_reason == KVM_EXIT_IO)
+		snprintf(extra, sizeof(extra), ", %s port 0x%x size %u count %u",
+			 run->io.direction == KVM_EXIT_IO_OUT ? "out" : "in",
+			 run->io.port, run->io.size, run->io.count);
+	if (__vcpu_ioctl(vcpu, KVM_GET_REGS, &regs))
+		memset(&regs, 0, sizeof(regs));
+	snprintf(vcpu->err, sizeof(vcpu->err),
+		 "vCPU %d, KVM_RUN #%lu: %s: exit reason %u (%s)%s, rip 0x%llx%s",
+		 vcpu->id, vcpu->nr_runs + 1, what, run->exit_reason,
+		 exit_reason_str(run->exit_reason), extra,
+		 (unsigned long long)regs.rip,
+		 /* The guest is real-mode code below 64 KiB. */
+		 regs.rip >= GUEST_MEM_SIZE ?
+		 " (outside the guest's code: guest state corrupted by the host, e.g. nested SVM under QEMU TCG)" : "");
+	WRITE_ONCE(vcpu->failed, true);
+}
+
+/*
+ * One KVM_RUN that must end with the guest's next OUT to GUEST_IO_PORT.
+ * After an unexpected exit the vCPU is not run again.
+ */
+static bool vcpu_run_io(struct kvm_vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint8_t val;
+
+	if (vcpu->failed)
+		return false;
+	if (!vcpu_run(vcpu)) {
+		vcpu_bad_exit(vcpu, "stuck in KVM_RUN, kicked out by the watchdog");
+		return false;
+	}
+	if (run->exit_reason != KVM_EXIT_IO) {
+		vcpu_bad_exit(vcpu, "expected KVM_EXIT_IO");
+		return false;
+	}
+	if (run->io.direction != KVM_EXIT_IO_OUT ||
+	    run->io.port != GUEST_IO_PORT || run->io.size != 1 ||
+	    run->io.count != 1) {
+		vcpu_bad_exit(vcpu, "unexpected I/O");
+		return false;
+	}
+	val = *((uint8_t *)run + run->io.data_offset);
+	if (val != vcpu->next_out) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "guest wrote %u, expected %u",
+			 val, vcpu->next_out);
+		vcpu_bad_exit(vcpu, what);
+		return false;
+	}
+	vcpu->next_out++;
+	WRITE_ONCE(vcpu->nr_runs, vcpu->nr_runs + 1);
+	return true;
+}
+
+static bool vcpu_run_n(struct kvm_vcpu *vcpu, unsigned long n)
+{
+	while (n--) {
+		if (!vcpu_run_io(vcpu)) {
+			diag("%s", vcpu->err);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void vm_close(struct kvm_vm *vm)
+{
+	int i;
+
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		munmap(vm->vcpus[i]->run, kvm_run_size);
+		close(vm->vcpus[i]->fd);
+		free(vm->vcpus[i]);
+	}
+	close(vm->fd);
+	munmap(vm->mem, GUEST_MEM_SIZE);
+	free(vm);
+}
+
+static void vm_debugfs_dir(struct kvm_vm *vm, char *buf, size_t len)
+{
+	snprintf(buf, len, DEBUGFS_KVM "/%d-%d", vm->creator, vm->fd);
+}
+
+static void vm_debugfs_file(struct kvm_vm *vm, char *buf, size_t len)
+{
+	snprintf(buf, len, DEBUGFS_KVM "/%d-%d/pvsched_vcpu_ops", vm->creator,
+		 vm->fd);
+}
+
+/* ------------------------------------------------------------------ */
+/* pvsched ioctls                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Raw KVM_GET_PVSCHED_OPS / KVM_REPLACE_PVSCHED_OPS: 0 or -errno. */
+static int pvsched_get(struct kvm_vm *vm, void *arg)
+{
+	return __vm_ioctl(vm, KVM_GET_PVSCHED_OPS, arg) ? -errno : 0;
+}
+
+static int pvsched_replace(struct kvm_vm *vm, void *arg)
+{
+	return __vm_ioctl(vm, KVM_REPLACE_PVSCHED_OPS, arg) ? -errno : 0;
+}
+
+/* @name, its NUL, then @junk up to the end of the buffer. */
+static void ops_fill(struct kvm_pvsched_ops *ops, const char *name, int junk)
+{
+	memset(ops, junk, sizeof(*ops));
+	memcpy(ops->ops_name, name, strlen(name) + 1);
+}
+
+/* Is @ops exactly @name, zero-padded to 32 bytes ("" : 32 zero bytes)? */
+static bool ops_is(const struct kvm_pvsched_ops *ops, const char *name)
+{
+	struct kvm_pvsched_ops want;
+
+	ops_fill(&want, name, 0);
+	return !memcmp(ops, &want, sizeof(want));
+}
+
+static const char *ops_str(const void *ops)
+{
+	static __thread char buf[4 * NAME_MAX_LEN + 3];
+	const unsigned char *p = ops;
+	char *o = buf;
+	int i;
+
+	*o++ = '"';
+	for (i = 0; i < NAME_MAX_LEN; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
+			*o++ = p[i];
+		else
+			o += sprintf(o, "\\x%02x", p[i]);
+	}
+	*o++ = '"';
+	*o = '\0';
+	return buf;
+}
+
+#define CHECK_OPS(ops, name, ...) ({					\
+	bool __pass = ops_is(ops, name);				\
+	if (!__pass)							\
+		diag("%s:%d: %s is %s, expected \"%s\" zero-padded",	\
+		     __FILE__, __LINE__, #ops, ops_str(ops), name);	\
+	check(__pass, __VA_ARGS__);					\
+})
+
+/* Assign @name; the previous name goes to @prev if not NULL. 0/-errno. */
+static int pvsched_assign(struct kvm_vm *vm, const char *name,
+			  struct kvm_pvsched_ops *prev)
+{
+	struct kvm_pvsched_ops ops;
+	int r;
+
+	ops_fill(&ops, name, 0);
+	r = pvsched_replace(vm, &ops);
+	if (!r && prev)
+		*prev = ops;
+	return r;
+}
+
+/* Does KVM_GET_PVSCHED_OPS return exactly @name? */
+static bool vm_driver_is(struct kvm_vm *vm, const char *name)
+{
+	struct kvm_pvsched_ops ops;
+	int r;
+
+	memset(&ops, 0xa5, sizeof(ops));
+	r = pvsched_get(vm, &ops);
+	if (r) {
+		diag("KVM_GET_PVSCHED_OPS: %s", err_str(r));
+		return false;
+	}
+	if (!ops_is(&ops, name)) {
+		diag("VM driver is %s, expected \"%s\"", ops_str(&ops), name);
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Callback counts: pvsched_count's debugfs, bpf_pvsched_count's map   */
+/* ------------------------------------------------------------------ */
+
+struct task_counts {
+	long long tid, reg, unreg, vmenter, vmexit, halt, intr_inj;
+};
+
+#define MAX_TASKS	64
+
+struct counts {
+	int nr;
+	struct task_counts t[MAX_TASKS];
+};
+
+struct count_driver {
+	const char *name;
+	int map_fd;		/* BPF counts map, -1 for the module */
+};
+
+static struct count_driver mod_count = { COUNT_DRV, -1 };
+static struct count_driver bpf_count = { PVSCHED_BPF_COUNT_NAME, -1 };
+
+static long sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+static int bpf_obj_get(const char *path)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.pathname = (uintptr_t)path;
+	return sys_bpf(BPF_OBJ_GET, &attr);
+}
+
+static int bpf_map_op(int cmd, int fd, const void *key, void *val)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = fd;
+	attr.key = (uintptr_t)key;
+	if (cmd == BPF_MAP_GET_NEXT_KEY)
+		attr.next_key = (uintptr_t)val;
+	else
+		attr.value = (uintptr_t)val;
+	return sys_bpf(cmd, &attr) ? -errno : 0;
+}
+
+static bool bpf_counts_read(int fd, struct counts *c)
+{
+	struct pvsched_bpf_counts v;
+	__u32 key, next;
+	bool first = true;
+	int r;
+
+	c->nr = 0;
+	for (;;) {
+		r = bpf_map_op(BPF_MAP_GET_NEXT_KEY, fd, first ? NULL : &key,
+			       &next);
+		if (r == -ENOENT)
+			return true;
+		if (r) {
+			diag("BPF_MAP_GET_NEXT_KEY: %s", err_str(r));
+			return false;
+		}
+		first = false;
+		key = next;
+		r = bpf_map_op(BPF_MAP_LOOKUP_ELEM, fd, &key, &v);
+		if (r) {
+			diag("BPF_MAP_LOOKUP_ELEM(%u): %s", key, err_str(r));
+			return false;
+		}
+		if (c->nr == MAX_TASKS) {
+			diag("more than %d tasks in the BPF counts map",
+			     MAX_TASKS);
+			return false;
+		}
+		c->t[c->nr++] = (struct task_counts) {
+			.tid = key, .reg = v.reg, .unreg = v.unreg,
+			.vmenter = v.vmenter, .vmexit = v.vmexit,
+			.halt = v.halt, .intr_inj = v.intr_inj,
+		};
+	}
+}
+
+static bool bpf_counts_reset(int fd)
+{
+	__u32 key;
+	int r;
+
+	while (!(r = bpf_map_op(BPF_MAP_GET_NEXT_KEY, fd, NULL, &key))) {
+		r = bpf_map_op(BPF_MAP_DELETE_ELEM, fd, &key, NULL);
+		if (r) {
+			diag("BPF_MAP_DELETE_ELEM: %s", err_str(r));
+			return false;
+		}
+	}
+	return r == -ENOENT;
+}
+
+static bool mod_counts_read(struct counts *c)
+{
+	static char buf[65536];
+	char *line, *save;
+	int r;
+
+	c->nr = 0;
+	r = read_file(COUNT_STATS, buf, sizeof(buf));
+	if (r < 0) {
+		diag("%s: %s", COUNT_STATS, err_str(r));
+		return false;
+	}
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct task_counts *t = &c->t[c->nr];
+
+		if (c->nr == MAX_TASKS) {
+			diag("more than %d lines in %s", MAX_TASKS,
+			     COUNT_STATS);
+			return false;
+		}
+		if (sscanf(line, "tid=%lld register=%lld unregister=%lld vmenter=%lld vmexit=%lld halt=%lld intr_inj=%lld",
+			   &t->tid, &t->reg, &t->unreg, &t->vmenter,
+			   &t->vmexit, &t->halt, &t->intr_inj) != 7) {
+			diag("%s: malformed line \"%s\"", COUNT_STATS, line);
+			return false;
+		}
+		c->nr++;
+	}
+	return true;
+}
+
+static bool counts_read(const struct count_driver *d, struct counts *c)
+{
+	if (d->map_fd >= 0)
+		return bpf_counts_read(d->map_fd, c);
+	return mod_counts_read(c);
+}
+
+static bool counts_reset(const struct count_driver *d)
+{
+	int r;
+
+	if (d->map_fd >= 0)
+		return bpf_counts_reset(d->map_fd);
+	r = write_file(COUNT_RESET, "1\n", 2, -1);
+	if (r < 0)
+		diag("%s: %s", COUNT_RESET, err_str(r));
+	return r == 2;
+}
+
+static const struct task_counts *counts_find(const struct counts *c,
+					     pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < c->nr; i++) {
+		if (c->t[i].tid == tid)
+			return &c->t[i];
+	}
+	return NULL;
+}
+
+static void diag_task(const char *what, const struct task_counts *t)
+{
+	diag("%s: tid=%lld register=%lld unregister=%lld vmenter=%lld vmexit=%lld halt=%lld intr_inj=%lld",
+	     what, t->tid, t->reg, t->unreg, t->vmenter, t->vmexit, t->halt,
+	     t->intr_inj);
+}
+
+static void diag_counts(const struct count_driver *d, const struct counts *c)
+{
+	int i;
+
+	diag("%s counts, %d task(s):", d->name, c->nr);
+	for (i = 0; i < c->nr; i++)
+		diag_task("  ", &c->t[i]);
+}
+
+#define ANY		-1LL	/* @reg, @unreg: any number */
+#define NO_ENTRIES	-2LL	/* @min_enter: no VMENTER at all */
+
+/*
+ * Does @tid have @reg registers, @unreg unregisters, as many VMEXITs as
+ * VMENTERs and at least @min_enter VMENTERs? Shows its counts if not.
+ */
+static bool task_is(const struct count_driver *d, pid_t tid, long long reg,
+		    long long unreg, long long min_enter)
+{
+	const struct task_counts *t;
+	struct counts c;
+	bool ok;
+
+	if (!counts_read(d, &c))
+		return false;
+	t = counts_find(&c, tid);
+	if (!t) {
+		diag("%s: no counts for tid %d", d->name, tid);
+		diag_counts(d, &c);
+		return false;
+	}
+	ok = (reg == ANY || t->reg == reg) &&
+	     (unreg == ANY || t->unreg == unreg) &&
+	     t->vmenter == t->vmexit &&
+	     (min_enter == NO_ENTRIES ? t->vmenter == 0 :
+	      t->vmenter >= min_enter);
+	if (!ok) {
+		diag("%s: expected tid=%d register=%lld unregister=%lld vmenter=vmexit%s%lld",
+		     d->name, tid, reg, unreg,
+		     min_enter == NO_ENTRIES ? "=" : ">=",
+		     min_enter == NO_ENTRIES ? 0 : min_enter);
+		diag_task("  got", t);
+	}
+	return ok;
+}
+
+/* Counts of @tid, or all -1 if it has none. */
+static struct task_counts task_get(const struct count_driver *d, pid_t tid)
+{
+	struct task_counts none = { tid, -1, -1, -1, -1, -1, -1 };
+	const struct task_counts *t;
+	struct counts c;
+
+	if (!counts_read(d, &c))
+		return none;
+	t = counts_find(&c, tid);
+	return t ? *t : none;
+}
+
+static bool task_same(const struct task_counts *a,
+		      const struct task_counts *b)
+{
+	if (!memcmp(a, b, sizeof(*a)))
+		return true;
+	diag_task("before", a);
+	diag_task("after ", b);
+	return false;
+}
+
+static int counts_nr(const struct count_driver *d)
+{
+	struct counts c;
+
+	if (!counts_read(d, &c))
+		return -1;
+	return c.nr;
+}
+
+/* ------------------------------------------------------------------ */
+/* Drivers: the pvsched_count module and pvsched-bpf                  */
+/* ------------------------------------------------------------------ */
+
+static bool count_ko_present;
+static char bpf_tool[256];	/* path of pvsched-bpf, "" if missing */
+
+static int module_unload(void)
+{
+	return syscall(__NR_delete_module, COUNT_DRV, O_NONBLOCK) ? -errno : 0;
+}
+
+static int module_load(void)
+{
+	int fd, r;
+
+	fd = open(COUNT_KO, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = syscall(__NR_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/* pvsched_count loaded and its stats readable. */
+static bool count_ready(void)
+{
+	return driver_listed(COUNT_DRV) && path_exists(COUNT_STATS);
+}
+
+static const char *need_count(void)
+{
+	if (kvm_missing[0])
+		return kvm_missing;
+	if (!count_ready())
+		return "pvsched_count not loaded (" COUNT_KO " missing?)";
+	return NULL;
+}
+
+/* Find pvsched-bpf: next to us in /bin, or on $PATH. */
+static void bpf_tool_find(void)
+{
+	char *path = getenv("PATH"), *dir, *save, *copy;
+	char buf[256];
+
+	if (!access("/bin/pvsched-bpf", X_OK)) {
+		snprintf(bpf_tool, sizeof(bpf_tool), "/bin/pvsched-bpf");
+		return;
+	}
+	if (!path)
+		return;
+	copy = strdup(path);
+	for (dir = strtok_r(copy, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof(buf), "%s/pvsched-bpf", dir);
+		if (!access(buf, X_OK)) {
+			snprintf(bpf_tool, sizeof(bpf_tool), "%s", buf);
+			break;
+		}
+	}
+	free(copy);
+}
+
+/* Run "pvsched-bpf @cmd [@arg]"; its exit status, output shown if != 0. */
+static int bpf_tool_run(const char *cmd, const char *arg)
+{
+	char out[4096];
+	size_t len = 0;
+	int pfd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	TEST_ASSERT(!pipe2(pfd, O_CLOEXEC), "pipe2");
+	fflush(stdout);
+	pid = fork();
+	TEST_ASSERT(pid >= 0, "fork");
+	if (!pid) {
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		execl(bpf_tool, "pvsched-bpf", cmd, arg, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while ((n = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += n;
+	out[len] = '\0';
+	close(pfd[0]);
+	TEST_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+	if (status)
+		diag("pvsched-bpf %s %s: status %d: %s", cmd, arg ? arg : "",
+		     status, out);
+	return status;
+}
+
+static const char *need_bpf(void)
+{
+	const char *r = need_count();
+
+	if (r)
+		return r;
+	if (!bpf_tool[0])
+		return "pvsched-bpf not found";
+	if (!path_exists("/sys/fs/bpf"))
+		return "no bpffs at /sys/fs/bpf";
+	return NULL;
+}
+
+/* Load bpf_pvsched_count and open its counts map into bpf_count.map_fd. */
+static bool bpf_count_load(void)
+{
+	if (bpf_tool_run("load", "count"))
+		return false;
+	if (bpf_count.map_fd >= 0)
+		close(bpf_count.map_fd);
+	bpf_count.map_fd = bpf_obj_get(PVSCHED_BPF_COUNT_MAP);
+	if (bpf_count.map_fd < 0) {
+		diag("%s: %s", PVSCHED_BPF_COUNT_MAP, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* Unload bpf_pvsched_count; keeps map_fd unless @close_map. */
+static bool bpf_count_unload(bool close_map)
+{
+	if (close_map && bpf_count.map_fd >= 0) {
+		close(bpf_count.map_fd);
+		bpf_count.map_fd = -1;
+	}
+	return !bpf_tool_run("unload", PVSCHED_BPF_COUNT_NAME);
+}
+
+/* ------------------------------------------------------------------ */
+/* vCPU worker threads                                                */
+/* ------------------------------------------------------------------ */
+
+enum worker_cmd { WORKER_IDLE, WORKER_RUN, WORKER_LOOP, WORKER_EXIT };
+
+/*
+ * A thread that runs vCPUs on request, so that a test knows which thread
+ * (tid) is the vCPU task that the driver sees.
+ */
+struct worker {
+	pthread_t thread;
+	pid_t tid;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	enum worker_cmd cmd;
+	bool busy;
+	struct kvm_vcpu *vcpu;
+	unsigned long nr;	/* WORKER_RUN: KVM_RUNs to do */
+	bool stop;		/* WORKER_LOOP: stop request */
+	bool ok;		/* result of the last command */
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	enum worker_cmd cmd;
+	unsigned long i;
+	bool ok;
+
+	pthread_mutex_lock(&w->lock);
+	w->tid = gettid();
+	pthread_cond_broadcast(&w->cond);
+	for (;;) {
+		while (w->cmd == WORKER_IDLE)
+			pthread_cond_wait(&w->cond, &w->lock);
+		cmd = w->cmd;
+		pthread_mutex_unlock(&w->lock);
+		if (cmd == WORKER_EXIT)
+			return NULL;
+
+		ok = true;
+		if (cmd == WORKER_RUN) {
+			for (i = 0; ok && i < w->nr; i++)
+				ok = vcpu_run_io(w->vcpu);
+		} else {
+			while (ok && !READ_ONCE(w->stop))
+				ok = vcpu_run_io(w->vcpu);
+		}
+
+		pthread_mutex_lock(&w->lock);
+		w->ok = ok;
+		w->cmd = WORKER_IDLE;
+		w->busy = false;
+		pthread_cond_broadcast(&w->cond);
+	}
+}
+
+static struct worker *worker_create(void)
+{
+	struct worker *w = calloc(1, sizeof(*w));
+
+	TEST_ASSERT(w, "calloc");
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	TEST_ASSERT(!pthread_create(&w->thread, NULL, worker_fn, w),
+		    "pthread_create");
+	pthread_mutex_lock(&w->lock);
+	while (!w->tid)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	return w;
+}
+
+static void worker_start(struct worker *w, enum worker_cmd cmd,
+			 struct kvm_vcpu *vcpu, unsigned long nr)
+{
+	pthread_mutex_lock(&w->lock);
+	TEST_ASSERT(!w->busy, "worker %d busy", w->tid);
+	w->vcpu = vcpu;
+	w->nr = nr;
+	w->stop = false;
+	w->busy = true;
+	w->cmd = cmd;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/*
+ * Wait for the worker's command; false (and the exit shown) if it failed.
+ * Kicks the vCPU if it stops making progress.
+ */
+static bool worker_wait(struct worker *w)
+{
+	unsigned long runs, last = ~0UL;
+	double since = now();
+	struct timespec ts;
+	bool ok;
+
+	pthread_mutex_lock(&w->lock);
+	while (w->busy) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+		if (!w->busy)
+			break;
+		runs = READ_ONCE(w->vcpu->nr_runs);
+		if (runs != last) {
+			last = runs;
+			since = now();
+		} else if (now() - since > STUCK_SECONDS) {
+			vcpu_kick(w->vcpu, w->thread);
+			since = now();
+		}
+	}
+	ok = w->ok;
+	pthread_mutex_unlock(&w->lock);
+	if (!ok)
+		diag("thread %d: %s", w->tid, w->vcpu->err);
+	return ok;
+}
+
+/* Run @vcpu @nr times on the worker's thread. */
+static bool worker_run(struct worker *w, struct kvm_vcpu *vcpu,
+		       unsigned long nr)
+{
+	worker_start(w, WORKER_RUN, vcpu, nr);
+	return worker_wait(w);
+}
+
+/* Run @vcpu until worker_stop(). */
+static void worker_loop(struct worker *w, struct kvm_vcpu *vcpu)
+{
+	worker_start(w, WORKER_LOOP, vcpu, 0);
+}
+
+static bool worker_stop(struct worker *w)
+{
+	WRITE_ONCE(w->stop, true);
+	return worker_wait(w);
+}
+
+static void worker_destroy(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->cmd = WORKER_EXIT;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	free(w);
+}
+
+/* Wait until @vcpu did @n more KVM_RUNs than @base (a worker loops on it). */
+static bool vcpu_wait_runs(struct kvm_vcpu *vcpu, unsigned long base,
+			   unsigned long n)
+{
+	double end = now() + 10;
+
+	while (READ_ONCE(vcpu->nr_runs) < base + n) {
+		if (READ_ONCE(vcpu->failed) || now() > end)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tests                                                              */
+/* ------------------------------------------------------------------ */
+
+/* 1. KVM itself and the capability. */
+static void test_kvm(void)
+{
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	char path[256];
+	int r;
+
+	r = ioctl(kvm_fd, KVM_GET_API_VERSION, 0);
+	CHECK_EQ(r, KVM_API_VERSION, "KVM_GET_API_VERSION is %d",
+		 KVM_API_VERSION);
+	r = ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_PVSCHED);
+	CHECK_EQ(r, 1, "KVM_CHECK_EXTENSION(KVM_CAP_PVSCHED) on /dev/kvm is 1");
+
+	vm = vm_create();
+	r = __vm_ioctl(vm, KVM_CHECK_EXTENSION, KVM_CAP_PVSCHED);
+	CHECK_EQ(r, 1, "KVM_CHECK_EXTENSION(KVM_CAP_PVSCHED) on a VM fd is 1");
+	vcpu = vcpu_add(vm);
+	CHECK(vcpu_run_n(vcpu, 100),
+	      "guest without a driver: 100 KVM_RUNs, each KVM_EXIT_IO OUT 0x%x with the next value",
+	      GUEST_IO_PORT);
+	vm_debugfs_file(vm, path, sizeof(path));
+	CHECK(path_exists(path), "the VM's debugfs directory has pvsched_vcpu_ops");
+	vm_close(vm);
+}
+
+/* A page mapped PROT_READ that holds a struct kvm_pvsched_ops. */
+static void *page_ro(const char *name)
+{
+	void *p = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	TEST_ASSERT(p != MAP_FAILED, "mmap");
+	ops_fill(p, name, 0);
+	TEST_ASSERT(!mprotect(p, getpagesize(), PROT_READ), "mprotect");
+	return p;
+}
+
+/*
+ * A struct kvm_pvsched_ops whose first @valid bytes are the end of a
+ * readable and writable page and whose rest is in a PROT_NONE page.
+ */
+static void *ops_straddling(void **map, size_t valid, const char *name)
+{
+	long pg = getpagesize();
+	char *p;
+
+	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	TEST_ASSERT(p != MAP_FAILED, "mmap");
+	TEST_ASSERT(!mprotect(p + pg, pg, PROT_NONE), "mprotect");
+	*map = p;
+	p += pg - valid;
+	memset(p, 0, valid);
+	memcpy(p, name, strlen(name) + 1);
+	return p;
+}
+
+/* 2. KVM_GET_PVSCHED_OPS and KVM_REPLACE_PVSCHED_OPS. */
+static void test_abi(void)
+{
+	struct kvm_pvsched_ops ops, in;
+	struct task_counts before, after;
+	long pg = getpagesize();
+	struct kvm_vcpu *vcpu;
+	struct worker *w;
+	struct kvm_vm *vm;
+	void *ro, *map, *p;
+	char name31[32];
+
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	CHECK(counts_reset(&mod_count), "reset pvsched_count's counts");
+
+	memset(&ops, 0xa5, sizeof(ops));
+	CHECK_RET(pvsched_get(vm, &ops), 0, "GET on a new VM succeeds");
+	CHECK_OPS(&ops, "", "GET on a new VM returns 32 zero bytes");
+
+	ops_fill(&ops, NOP_DRV, 0xa5);
+	CHECK_RET(pvsched_replace(vm, &ops), 0,
+		  "REPLACE \"%s\" on a new VM succeeds", NOP_DRV);
+	CHECK_OPS(&ops, "", "REPLACE \"%s\" hands back \"\" as 32 zero bytes",
+		  NOP_DRV);
+	memset(&ops, 0xa5, sizeof(ops));
+	CHECK_RET(pvsched_get(vm, &ops), 0, "GET succeeds");
+	CHECK_OPS(&ops, NOP_DRV, "GET returns \"%s\" zero-padded", NOP_DRV);
+
+	/* Let the vCPU run: it has a task now, the next driver registers it. */
+	CHECK(worker_run(w, vcpu, 10), "vCPU runs 10 times with %s", NOP_DRV);
+
+	ops_fill(&ops, COUNT_DRV, 0xa5);
+	CHECK_RET(pvsched_replace(vm, &ops), 0, "REPLACE \"%s\" succeeds",
+		  COUNT_DRV);
+	CHECK_OPS(&ops, NOP_DRV,
+		  "REPLACE \"%s\" hands back \"%s\", zero-padded over the junk after the NUL",
+		  COUNT_DRV, NOP_DRV);
+	CHECK(vm_driver_is(vm, COUNT_DRV), "GET returns \"%s\"", COUNT_DRV);
+	CHECK(task_is(&mod_count, w->tid, 1, 0, NO_ENTRIES),
+	      "the vCPU that ran before is registered at assign time (register 1, no events yet)");
+	before = task_get(&mod_count, w->tid);
+
+	/* Unknown name. */
+	ops_fill(&in, UNKNOWN_DRV, 0x5a);
+	ops = in;
+	CHECK_RET(pvsched_replace(vm, &ops), -EINVAL,
+		  "REPLACE of an unknown name fails with EINVAL");
+	CHECK(!memcmp(&ops, &in, sizeof(ops)),
+	      "failed REPLACE (unknown name) leaves the buffer unchanged");
+	CHECK(vm_driver_is(vm, COUNT_DRV),
+	      "failed REPLACE (unknown name) leaves the driver unchanged");
+
+	/* 32 bytes without a NUL. */
+	memset(&in, 'x', sizeof(in));
+	memcpy(in.ops_name, COUNT_DRV, strlen(COUNT_DRV));
+	ops = in;
+	CHECK_RET(pvsched_replace(vm, &ops), -EINVAL,
+		  "REPLACE of 32 bytes without a NUL fails with EINVAL");
+	CHECK(!memcmp(&ops, &in, sizeof(ops)),
+	      "failed REPLACE (no NUL) leaves the buffer unchanged");
+	CHECK(vm_driver_is(vm, COUNT_DRV),
+	      "failed REPLACE (no NUL) leaves the driver unchanged");
+
+	/* The longest possible name: 31 characters and the NUL. */
+	memset(name31, 'q', 31);
+	name31[31] = '\0';
+	ops_fill(&ops, name31, 0);
+	CHECK_RET(pvsched_replace(vm, &ops), -EINVAL,
+		  "REPLACE of an unknown 31-character name fails with EINVAL");
+
+	/* The ioctl takes exact names: no trimming. */
+	ops_fill(&ops, NOP_DRV "\n", 0);
+	CHECK_RET(pvsched_replace(vm, &ops), -EINVAL,
+		  "REPLACE \"%s\\n\" (trailing newline) fails with EINVAL",
+		  NOP_DRV);
+	CHECK(vm_driver_is(vm, COUNT_DRV),
+	      "failed REPLACEs (31 characters, newline) leave the driver unchanged");
+
+	/* Bad pointers. */
+	CHECK_RET(pvsched_replace(vm, NULL), -EFAULT,
+		  "REPLACE with a NULL pointer fails with EFAULT");
+	map = mmap(NULL, pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	TEST_ASSERT(map != MAP_FAILED, "mmap");
+	CHECK_RET(pvsched_replace(vm, map), -EFAULT,
+		  "REPLACE with a PROT_NONE pointer fails with EFAULT");
+	munmap(map, pg);
+	p = ops_straddling(&map, 16, NOP_DRV);
+	CHECK_RET(pvsched_replace(vm, p), -EFAULT,
+		  "REPLACE with a struct straddling into a PROT_NONE page fails with EFAULT");
+	munmap(map, 2 * pg);
+	CHECK(vm_driver_is(vm, COUNT_DRV),
+	      "failed REPLACEs (bad pointers) leave the driver unchanged");
+
+	/* Readable but not writable: the previous name cannot be returned. */
+	ro = page_ro(NOP_DRV);
+	CHECK_RET(pvsched_replace(vm, ro), -EFAULT,
+		  "REPLACE \"%s\" from a read-only page fails with EFAULT",
+		  NOP_DRV);
+	CHECK(vm_driver_is(vm, COUNT_DRV),
+	      "failed REPLACE (read-only page) leaves the driver unchanged");
+	munmap(ro, pg);
+	ro = page_ro("");
+	CHECK_RET(pvsched_replace(vm, ro), -EFAULT,
+		  "REPLACE \"\" from a read-only page fails with EFAULT");
+	CHECK(vm_driver_is(vm, COUNT_DRV),
+	      "failed unassign (read-only page) leaves the driver assigned");
+	CHECK_RET(pvsched_get(vm, ro), -EFAULT,
+		  "GET into a read-only page fails with EFAULT");
+	munmap(ro, pg);
+	CHECK_RET(pvsched_get(vm, NULL), -EFAULT,
+		  "GET with a NULL pointer fails with EFAULT");
+	p = ops_straddling(&map, 16, "");
+	CHECK_RET(pvsched_get(vm, p), -EFAULT,
+		  "GET into a struct straddling into a PROT_NONE page fails with EFAULT");
+	munmap(map, 2 * pg);
+
+	after = task_get(&mod_count, w->tid);
+	CHECK(task_same(&before, &after),
+	      "failed REPLACEs neither register nor unregister the vCPU");
+
+	/* Same driver again: a no-op that still returns the previous name. */
+	ops_fill(&ops, COUNT_DRV, 0xa5);
+	CHECK_RET(pvsched_replace(vm, &ops), 0,
+		  "REPLACE \"%s\" while it is assigned succeeds", COUNT_DRV);
+	CHECK_OPS(&ops, COUNT_DRV, "... and hands back \"%s\"", COUNT_DRV);
+	CHECK(task_is(&mod_count, w->tid, 1, 0, NO_ENTRIES),
+	      "REPLACE with the same driver neither unregisters nor registers again");
+	CHECK(worker_run(w, vcpu, 20), "vCPU runs 20 times with %s", COUNT_DRV);
+	CHECK(task_is(&mod_count, w->tid, 1, 0, 20),
+	      "after 20 runs: register 1, unregister 0, vmenter == vmexit >= 20");
+
+	/* Unassign. */
+	ops_fill(&ops, "", 0xa5);
+	CHECK_RET(pvsched_replace(vm, &ops), 0, "REPLACE \"\" succeeds");
+	CHECK_OPS(&ops, COUNT_DRV, "REPLACE \"\" hands back \"%s\"", COUNT_DRV);
+	memset(&ops, 0xa5, sizeof(ops));
+	CHECK_RET(pvsched_get(vm, &ops), 0, "GET after unassign succeeds");
+	CHECK_OPS(&ops, "", "GET after unassign returns 32 zero bytes");
+	CHECK(task_is(&mod_count, w->tid, 1, 1, 20),
+	      "unassign unregisters the vCPU task once");
+	ops_fill(&ops, "", 0xa5);
+	CHECK_RET(pvsched_replace(vm, &ops), 0,
+		  "REPLACE \"\" without a driver succeeds");
+	CHECK_OPS(&ops, "", "... and hands back 32 zero bytes");
+
+	worker_destroy(w);
+	vm_close(vm);
+}
+
+/* 3. The per-VM debugfs file pvsched_vcpu_ops. */
+static void test_debugfs(void)
+{
+	char path[256], buf[128], big[64];
+	struct kvm_vcpu *vcpu;
+	struct worker *w;
+	struct kvm_vm *vm;
+	int fd, r;
+
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	vm_debugfs_file(vm, path, sizeof(path));
+	CHECK(counts_reset(&mod_count), "reset pvsched_count's counts");
+
+	r = read_file(path, buf, sizeof(buf));
+	CHECK(r == 1 && !strcmp(buf, "\n"),
+	      "read on a VM without a driver gives \"\\n\"");
+
+	CHECK_EQ(write_file(path, NOP_DRV "\n", strlen(NOP_DRV) + 1, -1),
+		 strlen(NOP_DRV) + 1, "write \"%s\\n\" returns its length",
+		 NOP_DRV);
+	r = read_file(path, buf, sizeof(buf));
+	CHECK(r > 0 && !strcmp(buf, NOP_DRV "\n"),
+	      "read gives \"%s\\n\" after the write", NOP_DRV);
+	CHECK(vm_driver_is(vm, NOP_DRV), "GET agrees with the debugfs write");
+
+	CHECK_EQ(write_file(path, COUNT_DRV, strlen(COUNT_DRV), -1),
+		 strlen(COUNT_DRV),
+		 "write \"%s\" without a newline returns its length",
+		 COUNT_DRV);
+	r = read_file(path, buf, sizeof(buf));
+	CHECK(r > 0 && !strcmp(buf, COUNT_DRV "\n"),
+	      "read gives \"%s\\n\"", COUNT_DRV);
+
+	CHECK_EQ(write_file(path, UNKNOWN_DRV "\n", strlen(UNKNOWN_DRV) + 1,
+			    -1),
+		 -EINVAL, "write of an unknown name fails with EINVAL");
+
+	/* 33 bytes: a valid name padded with blanks is still too long. */
+	memset(big, ' ', sizeof(big));
+	memcpy(big, NOP_DRV, strlen(NOP_DRV));
+	big[32] = '\n';
+	CHECK_EQ(write_file(path, big, 33, -1), -EINVAL,
+		 "write of 33 bytes (\"%s\", blanks, newline) fails with EINVAL",
+		 NOP_DRV);
+	memset(big, 'a', sizeof(big));
+	CHECK_EQ(write_file(path, big, 64, -1), -EINVAL,
+		 "write of 64 bytes fails with EINVAL");
+	CHECK_EQ(write_file(path, big, 32, -1), -EINVAL,
+		 "write of exactly 32 bytes without newline or NUL fails with EINVAL");
+
+	CHECK_EQ(write_file(path, NOP_DRV "\0x\n", strlen(NOP_DRV) + 3, -1),
+		 -EINVAL, "write with an embedded NUL (\"%s\\0x\\n\") fails with EINVAL",
+		 NOP_DRV);
+	CHECK_EQ(write_file(path, "\0" NOP_DRV, strlen(NOP_DRV) + 1, -1),
+		 -EINVAL, "write starting with a NUL fails with EINVAL");
+	CHECK_RET(write_file(path, NOP_DRV "\n", strlen(NOP_DRV) + 1, 1),
+		  -EINVAL, "pwrite at offset 1 fails with EINVAL");
+	CHECK_RET(write_file_at(path, NOP_DRV "\n", strlen(NOP_DRV) + 1, 1),
+		  -EINVAL, "write after lseek to offset 1 fails with EINVAL");
+	CHECK_RET(write_file_at(path, "\n", 1, 5), -EINVAL,
+		  "unassign (\"\\n\") after lseek to offset 5 fails with EINVAL");
+	r = read_file(path, buf, sizeof(buf));
+	CHECK(r > 0 && !strcmp(buf, COUNT_DRV "\n") &&
+	      vm_driver_is(vm, COUNT_DRV),
+	      "failed writes leave the driver \"%s\"", COUNT_DRV);
+
+	/* A second write() on the same fd is at offset > 0. */
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	TEST_ASSERT(fd >= 0, "open %s", path);
+	r = write(fd, NOP_DRV "\n", strlen(NOP_DRV) + 1);
+	CHECK_EQ(r, strlen(NOP_DRV) + 1, "first write on an fd succeeds");
+	r = write(fd, COUNT_DRV "\n", strlen(COUNT_DRV) + 1);
+	CHECK_EQ(r < 0 ? -errno : r, -EINVAL,
+		 "second write on the same fd (offset %zu) fails with EINVAL",
+		 strlen(NOP_DRV) + 1);
+	close(fd);
+	CHECK(vm_driver_is(vm, NOP_DRV),
+	      "the driver is the one of the first write");
+
+	/* Registration through debugfs, like the ioctl. */
+	CHECK(worker_run(w, vcpu, 10), "vCPU runs 10 times with %s", NOP_DRV);
+	CHECK_EQ(write_file(path, COUNT_DRV "\n", strlen(COUNT_DRV) + 1, -1),
+		 strlen(COUNT_DRV) + 1, "write \"%s\\n\" after the vCPU ran",
+		 COUNT_DRV);
+	CHECK(task_is(&mod_count, w->tid, 1, 0, NO_ENTRIES),
+	      "debugfs assign registers the vCPU task");
+
+	CHECK_EQ(write_file(path, "\n", 1, -1), 1, "write \"\\n\" returns 1");
+	r = read_file(path, buf, sizeof(buf));
+	CHECK(r == 1 && !strcmp(buf, "\n"), "read after unassign gives \"\\n\"");
+	CHECK(vm_driver_is(vm, ""), "GET after debugfs unassign returns \"\"");
+	CHECK(task_is(&mod_count, w->tid, 1, 1, NO_ENTRIES),
+	      "debugfs unassign unregisters the vCPU task");
+
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0,
+		  "REPLACE \"%s\" by ioctl", COUNT_DRV);
+	r = read_file(path, buf, sizeof(buf));
+	CHECK(r > 0 && !strcmp(buf, COUNT_DRV "\n"),
+	      "debugfs read shows the driver assigned by ioctl");
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "REPLACE \"\" by ioctl");
+
+	worker_destroy(w);
+	vm_close(vm);
+}
+
+/* 4. The sysctl kernel.pvsched_available_drivers. */
+static void test_sysctl(void)
+{
+	char buf[1024];
+	int r;
+
+	r = read_file(SYSCTL_DRIVERS, buf, sizeof(buf));
+	CHECK(r > 0, "%s is readable", SYSCTL_DRIVERS);
+	diag_drivers();
+	CHECK(driver_listed(NOP_DRV), "%s is listed", NOP_DRV);
+	r = open(SYSCTL_DRIVERS, O_WRONLY | O_CLOEXEC);
+	CHECK(r < 0, "the sysctl is read-only (open O_WRONLY fails)");
+	if (r >= 0)
+		close(r);
+
+	if (!count_ko_present) {
+		skip(COUNT_KO " missing", "rmmod %s", COUNT_DRV);
+		skip(COUNT_KO " missing", "%s gone after rmmod", COUNT_DRV);
+		skip(COUNT_KO " missing", "insmod %s", COUNT_DRV);
+		skip(COUNT_KO " missing", "%s listed after insmod", COUNT_DRV);
+	} else {
+		CHECK_RET(module_unload(), 0, "rmmod %s (no VM uses it)",
+			  COUNT_DRV);
+		CHECK(!driver_listed(COUNT_DRV), "%s gone after rmmod",
+		      COUNT_DRV);
+		CHECK_RET(module_load(), 0, "insmod %s", COUNT_KO);
+		CHECK(driver_listed(COUNT_DRV), "%s listed after insmod",
+		      COUNT_DRV);
+	}
+
+	if (need_bpf()) {
+		group_skip_rest(need_bpf());
+		return;
+	}
+	CHECK(bpf_count_load(), "pvsched-bpf load count");
+	CHECK(driver_listed(PVSCHED_BPF_COUNT_NAME),
+	      "%s listed after load", PVSCHED_BPF_COUNT_NAME);
+	CHECK(!bpf_tool_run("load", "sample"), "pvsched-bpf load sample");
+	CHECK(driver_listed(SAMPLE_DRV), "%s listed after load", SAMPLE_DRV);
+	diag_drivers();
+	CHECK(!bpf_tool_run("unload", SAMPLE_DRV), "pvsched-bpf unload %s",
+	      SAMPLE_DRV);
+	CHECK(!driver_listed(SAMPLE_DRV) &&
+	      driver_listed(PVSCHED_BPF_COUNT_NAME),
+	      "%s gone after unload, %s still listed", SAMPLE_DRV,
+	      PVSCHED_BPF_COUNT_NAME);
+	CHECK(bpf_count_unload(true), "pvsched-bpf unload %s",
+	      PVSCHED_BPF_COUNT_NAME);
+	CHECK(!driver_listed(PVSCHED_BPF_COUNT_NAME), "%s gone after unload",
+	      PVSCHED_BPF_COUNT_NAME);
+	CHECK(driver_listed(NOP_DRV) && driver_listed(COUNT_DRV),
+	      "%s and %s still listed", NOP_DRV, COUNT_DRV);
+}
+
+/* 5./6. Callback counts of a counting driver @d. */
+static void counts_scenarios(const struct count_driver *d)
+{
+	struct worker *w, *w2, *w3;
+	struct task_counts before, after;
+	struct kvm_vcpu *vcpu, *v2, *v3;
+	struct kvm_pvsched_ops prev;
+	struct kvm_vm *vm;
+
+	CHECK(counts_reset(d), "reset the counts");
+
+	/* Assigned before the first KVM_RUN. */
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	CHECK_RET(pvsched_assign(vm, d->name, &prev), 0,
+		  "assign %s before the vCPU ever ran", d->name);
+	CHECK_EQ(counts_nr(d), 0, "no task registered before the first KVM_RUN");
+	CHECK(worker_run(w, vcpu, 200), "200 KVM_RUNs, all KVM_EXIT_IO");
+	CHECK_EQ(counts_nr(d), 1, "exactly one task counted");
+	after = task_get(d, w->tid);
+	CHECK_EQ(after.reg, 1, "the vCPU thread registered once");
+	CHECK_EQ(after.unreg, 0, "... and did not unregister");
+	CHECK(after.vmenter >= 200,
+	      "vmenter >= 200 (one per KVM_RUN at least): %lld", after.vmenter);
+	CHECK_EQ(after.vmexit, after.vmenter, "vmexit == vmenter");
+	CHECK(after.halt == 0 && after.intr_inj == 0,
+	      "no halt, no intr_inj for the I/O loop");
+
+	/* Unassign: one unregister, then nothing. */
+	CHECK_RET(pvsched_assign(vm, "", &prev), 0, "unassign");
+	CHECK(ops_is(&prev, d->name), "unassign hands back %s", d->name);
+	before = task_get(d, w->tid);
+	CHECK(before.reg == 1 && before.unreg == 1 &&
+	      before.vmenter == after.vmenter && before.vmexit == after.vmexit,
+	      "unassign: unregister 1, nothing else");
+	CHECK(worker_run(w, vcpu, 200), "200 more KVM_RUNs without a driver");
+	after = task_get(d, w->tid);
+	CHECK(task_same(&before, &after), "no callback after unassign");
+
+	/* Same thread, driver again: registers at assign time. */
+	CHECK_RET(pvsched_assign(vm, d->name, NULL), 0, "assign %s again",
+		  d->name);
+	CHECK(task_is(d, w->tid, 2, 1, before.vmenter),
+	      "re-assign registers the vCPU task at once (register 2)");
+	CHECK_RET(pvsched_assign(vm, NOP_DRV, &prev), 0,
+		  "replace %s with %s", d->name, NOP_DRV);
+	before = task_get(d, w->tid);
+	CHECK(before.reg == 2 && before.unreg == 2,
+	      "replacing the driver unregisters from the old one");
+	CHECK(worker_run(w, vcpu, 50), "50 KVM_RUNs with %s", NOP_DRV);
+	after = task_get(d, w->tid);
+	CHECK(task_same(&before, &after), "no callback to the old driver");
+	worker_destroy(w);
+	vm_close(vm);
+
+	/* Assigned after the vCPU ran. */
+	CHECK(counts_reset(d), "reset the counts");
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	CHECK(worker_run(w, vcpu, 50), "50 KVM_RUNs without a driver");
+	CHECK_RET(pvsched_assign(vm, d->name, NULL), 0,
+		  "assign %s after the vCPU ran", d->name);
+	CHECK(task_is(d, w->tid, 1, 0, NO_ENTRIES),
+	      "registered at assign time: register 1, no events yet");
+	CHECK(worker_run(w, vcpu, 50), "50 KVM_RUNs");
+	CHECK(task_is(d, w->tid, 1, 0, 50),
+	      "register 1, unregister 0, vmenter == vmexit >= 50");
+	worker_destroy(w);
+	vm_close(vm);
+
+	/*
+	 * Two vCPUs on two threads, created after the driver was assigned,
+	 * and a third vCPU that never runs.
+	 */
+	CHECK(counts_reset(d), "reset the counts");
+	vm = vm_create();
+	CHECK_RET(pvsched_assign(vm, d->name, NULL), 0,
+		  "assign %s to a VM without vCPUs", d->name);
+	v2 = vcpu_add(vm);
+	v3 = vcpu_add(vm);
+	vcpu_add(vm);
+	w2 = worker_create();
+	w3 = worker_create();
+	worker_start(w2, WORKER_RUN, v2, 100);
+	worker_start(w3, WORKER_RUN, v3, 100);
+	CHECK(worker_wait(w2) & worker_wait(w3),
+	      "2 vCPUs, 100 KVM_RUNs each on their own thread, concurrently");
+	CHECK_EQ(counts_nr(d), 2, "two tasks counted");
+	CHECK(task_is(d, w2->tid, 1, 0, 100) && task_is(d, w3->tid, 1, 0, 100),
+	      "each thread: register 1, unregister 0, vmenter == vmexit >= 100");
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "unassign");
+	CHECK(task_is(d, w2->tid, 1, 1, 100) && task_is(d, w3->tid, 1, 1, 100),
+	      "unassign unregisters both threads once");
+	CHECK_EQ(counts_nr(d), 2, "the vCPU that never ran was never registered");
+	worker_destroy(w3);
+	worker_destroy(w2);
+	vm_close(vm);
+}
+
+static void test_counts_module(void)
+{
+	counts_scenarios(&mod_count);
+}
+
+static void test_counts_bpf(void)
+{
+	if (!check(bpf_count_load(), "pvsched-bpf load count")) {
+		group_fail_rest("bpf_pvsched_count does not load");
+		return;
+	}
+	counts_scenarios(&bpf_count);
+	CHECK(bpf_count_unload(true), "pvsched-bpf unload %s",
+	      PVSCHED_BPF_COUNT_NAME);
+}
+
+/* 7. A vCPU run by one thread, then another. */
+static void test_thread_move(void)
+{
+	struct worker *a, *b;
+	struct task_counts ta;
+	pid_t a_tid;
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+
+	CHECK(counts_reset(&mod_count), "reset the counts");
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	a = worker_create();
+	b = worker_create();
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0, "assign %s",
+		  COUNT_DRV);
+	CHECK(worker_run(a, vcpu, 50), "thread A runs the vCPU 50 times");
+	CHECK(task_is(&mod_count, a->tid, 1, 0, 50),
+	      "A: register 1, unregister 0, vmenter == vmexit >= 50");
+	ta = task_get(&mod_count, a->tid);
+	CHECK(worker_run(b, vcpu, 50), "thread B runs the vCPU 50 times");
+	CHECK(task_is(&mod_count, a->tid, 1, 1, ta.vmenter) &&
+	      task_get(&mod_count, a->tid).vmenter == ta.vmenter,
+	      "A: unregistered once when B took the vCPU, no more events");
+	CHECK(task_is(&mod_count, b->tid, 1, 0, 50),
+	      "B: register 1, unregister 0, vmenter == vmexit >= 50");
+	CHECK(worker_run(a, vcpu, 50), "thread A runs the vCPU again");
+	CHECK(task_is(&mod_count, a->tid, 2, 1, ta.vmenter + 50) &&
+	      task_is(&mod_count, b->tid, 1, 1, 50),
+	      "A: register 2 unregister 1; B: register 1 unregister 1");
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "unassign");
+	CHECK(task_is(&mod_count, a->tid, 2, 2, ANY) &&
+	      task_is(&mod_count, b->tid, 1, 1, ANY),
+	      "unassign unregisters only the current thread (A)");
+
+	/* The vCPU's thread exits while registered; another one takes over. */
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0,
+		  "assign %s again: registers A", COUNT_DRV);
+	a_tid = a->tid;
+	worker_destroy(a);
+	CHECK(task_is(&mod_count, a_tid, 3, 2, ANY),
+	      "thread A exits: its registration stays (register 3, unregister 2)");
+	CHECK(worker_run(b, vcpu, 20), "thread B runs the vCPU of exited A");
+	CHECK(task_is(&mod_count, a_tid, 3, 3, ANY) &&
+	      task_is(&mod_count, b->tid, 2, 1, 70),
+	      "exited A unregistered, B registered (register 2)");
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "unassign");
+	CHECK(task_is(&mod_count, a_tid, 3, 3, ANY) &&
+	      task_is(&mod_count, b->tid, 2, 2, 70),
+	      "unassign unregisters B; A unchanged");
+	worker_destroy(b);
+	vm_close(vm);
+}
+
+/* 8. A VM destroyed with a driver assigned. */
+static void test_vm_close(void)
+{
+	char dir[256], path[256], buf[64];
+	struct kvm_vcpu *v0, *v1;
+	struct worker *a, *b;
+	struct kvm_vm *vm;
+	int fd, r;
+
+	CHECK(counts_reset(&mod_count), "reset the counts");
+	vm = vm_create();
+	v0 = vcpu_add(vm);
+	v1 = vcpu_add(vm);
+	a = worker_create();
+	b = worker_create();
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0, "assign %s",
+		  COUNT_DRV);
+	CHECK(worker_run(a, v0, 30) & worker_run(b, v1, 30),
+	      "2 vCPUs run 30 times each on threads A and B");
+	CHECK_RET(module_unload(), -EAGAIN,
+		  "rmmod %s refused (EWOULDBLOCK) while the VM uses it",
+		  COUNT_DRV);
+	vm_debugfs_dir(vm, dir, sizeof(dir));
+	vm_close(vm);
+	CHECK(task_is(&mod_count, a->tid, 1, 1, 30) &&
+	      task_is(&mod_count, b->tid, 1, 1, 30),
+	      "closing the VM unregisters both vCPU threads once");
+	CHECK(!path_exists(dir), "the VM's debugfs directory is gone");
+	CHECK_RET(module_unload(), 0, "rmmod %s after the VM closed",
+		  COUNT_DRV);
+	CHECK_RET(module_load(), 0, "insmod %s again", COUNT_KO);
+
+	/* An open debugfs file keeps the VM, and its driver, alive. */
+	vm = vm_create();
+	v0 = vcpu_add(vm);
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0, "assign %s",
+		  COUNT_DRV);
+	CHECK(worker_run(a, v0, 30), "vCPU runs 30 times on thread A");
+	vm_debugfs_file(vm, path, sizeof(path));
+	vm_debugfs_dir(vm, dir, sizeof(dir));
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	TEST_ASSERT(fd >= 0, "open %s", path);
+	vm_close(vm);
+	CHECK(task_is(&mod_count, a->tid, 1, 0, 30),
+	      "VM fds closed, debugfs file open: the vCPU is still registered");
+	CHECK_RET(module_unload(), -EAGAIN,
+		  "rmmod refused while the debugfs file holds the VM");
+	r = pread(fd, buf, sizeof(buf) - 1, 0);
+	CHECK(r > 0 && !strncmp(buf, COUNT_DRV "\n", r),
+	      "the held VM's debugfs file still reads \"%s\\n\"", COUNT_DRV);
+	close(fd);
+	CHECK(task_is(&mod_count, a->tid, 1, 1, 30),
+	      "closing the debugfs file destroys the VM: unregister 1");
+	CHECK(!path_exists(dir), "the VM's debugfs directory is gone");
+	CHECK_RET(module_unload(), 0, "rmmod %s", COUNT_DRV);
+	CHECK_RET(module_load(), 0, "insmod %s again", COUNT_KO);
+	worker_destroy(a);
+	worker_destroy(b);
+}
+
+/* 9. The module is pinned while a VM has it assigned. */
+static void test_module_pin(void)
+{
+	struct kvm_vcpu *vcpu;
+	struct worker *w;
+	struct kvm_vm *vm;
+	char path[256];
+
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0, "assign %s",
+		  COUNT_DRV);
+	CHECK_RET(module_unload(), -EAGAIN,
+		  "rmmod refused (EWOULDBLOCK) while assigned, vCPU never ran");
+	CHECK(driver_listed(COUNT_DRV) && vm_driver_is(vm, COUNT_DRV),
+	      "%s still listed and assigned after the refused rmmod",
+	      COUNT_DRV);
+	CHECK(worker_run(w, vcpu, 20), "the vCPU runs 20 times");
+	CHECK_RET(module_unload(), -EAGAIN,
+		  "rmmod refused while a registered vCPU uses it");
+	CHECK_RET(pvsched_assign(vm, NOP_DRV, NULL), 0, "replace with %s",
+		  NOP_DRV);
+	CHECK_RET(module_unload(), 0, "rmmod %s after the VM replaced it",
+		  COUNT_DRV);
+	CHECK(!driver_listed(COUNT_DRV), "%s no longer listed", COUNT_DRV);
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), -EINVAL,
+		  "assigning the unloaded %s fails with EINVAL", COUNT_DRV);
+	CHECK(vm_driver_is(vm, NOP_DRV), "the VM keeps %s", NOP_DRV);
+	CHECK_RET(module_load(), 0, "insmod %s again", COUNT_KO);
+	CHECK(driver_listed(COUNT_DRV), "%s listed again", COUNT_DRV);
+
+	/* Assigned through debugfs: same pinning. */
+	vm_debugfs_file(vm, path, sizeof(path));
+	CHECK_EQ(write_file(path, COUNT_DRV "\n", strlen(COUNT_DRV) + 1, -1),
+		 strlen(COUNT_DRV) + 1, "assign the reloaded %s via debugfs",
+		 COUNT_DRV);
+	CHECK_RET(module_unload(), -EAGAIN,
+		  "rmmod refused while assigned through debugfs");
+	CHECK(worker_run(w, vcpu, 20) &&
+	      task_is(&mod_count, w->tid, 1, 0, 20),
+	      "the reloaded module counts the vCPU: register 1, vmenter >= 20");
+	CHECK_EQ(write_file(path, "\n", 1, -1), 1, "unassign via debugfs");
+	CHECK_RET(module_unload(), 0, "rmmod after the debugfs unassign");
+	CHECK_RET(module_load(), 0, "insmod %s again", COUNT_KO);
+	worker_destroy(w);
+	vm_close(vm);
+}
+
+/* 10. A BPF driver unregistered while a VM uses it. */
+static void test_bpf_unload(void)
+{
+	struct count_driver old = { PVSCHED_BPF_COUNT_NAME, -1 };
+	struct kvm_pvsched_ops prev;
+	struct task_counts t, t2;
+	struct kvm_vcpu *vcpu;
+	struct worker *w;
+	struct kvm_vm *vm;
+
+	if (!check(bpf_count_load(), "pvsched-bpf load count")) {
+		group_fail_rest("bpf_pvsched_count does not load");
+		return;
+	}
+	CHECK(counts_reset(&bpf_count), "reset the BPF counts");
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	CHECK_RET(pvsched_assign(vm, PVSCHED_BPF_COUNT_NAME, NULL), 0,
+		  "assign %s", PVSCHED_BPF_COUNT_NAME);
+	CHECK(worker_run(w, vcpu, 100) &&
+	      task_is(&bpf_count, w->tid, 1, 0, 100),
+	      "100 KVM_RUNs: register 1, vmenter == vmexit >= 100");
+
+	/* Unload: the VM keeps the driver and its map keeps counting. */
+	CHECK(bpf_count_unload(false), "pvsched-bpf unload %s while assigned",
+	      PVSCHED_BPF_COUNT_NAME);
+	CHECK(!driver_listed(PVSCHED_BPF_COUNT_NAME),
+	      "%s gone from the sysctl", PVSCHED_BPF_COUNT_NAME);
+	CHECK(!path_exists(PVSCHED_BPF_COUNT_MAP), "its map is unpinned");
+	CHECK(vm_driver_is(vm, PVSCHED_BPF_COUNT_NAME),
+	      "GET still returns %s", PVSCHED_BPF_COUNT_NAME);
+	t = task_get(&bpf_count, w->tid);
+	CHECK(worker_run(w, vcpu, 100), "100 more KVM_RUNs after the unload");
+	CHECK(task_is(&bpf_count, w->tid, 1, 0, t.vmenter + 100),
+	      "the unloaded driver still counts: vmenter == vmexit, +100");
+	CHECK_RET(pvsched_assign(vm, PVSCHED_BPF_COUNT_NAME, NULL), -EINVAL,
+		  "assigning the unregistered name fails with EINVAL");
+	CHECK(vm_driver_is(vm, PVSCHED_BPF_COUNT_NAME),
+	      "... and the VM keeps its driver");
+	CHECK_RET(pvsched_assign(vm, "", &prev), 0, "unassign");
+	CHECK(ops_is(&prev, PVSCHED_BPF_COUNT_NAME),
+	      "unassign hands back %s", PVSCHED_BPF_COUNT_NAME);
+	t = task_get(&bpf_count, w->tid);
+	CHECK(t.reg == 1 && t.unreg == 1, "the old driver got unregister 1");
+	CHECK(worker_run(w, vcpu, 50), "50 KVM_RUNs without a driver");
+	t2 = task_get(&bpf_count, w->tid);
+	CHECK(task_same(&t, &t2), "no callback after unassign");
+
+	/* Load again and use the new instance. */
+	old.map_fd = bpf_count.map_fd;
+	bpf_count.map_fd = -1;
+	CHECK(bpf_count_load(), "pvsched-bpf load count again");
+	CHECK(driver_listed(PVSCHED_BPF_COUNT_NAME), "%s listed again",
+	      PVSCHED_BPF_COUNT_NAME);
+	CHECK_RET(pvsched_assign(vm, PVSCHED_BPF_COUNT_NAME, NULL), 0,
+		  "assign the new %s", PVSCHED_BPF_COUNT_NAME);
+	CHECK(worker_run(w, vcpu, 50) &&
+	      task_is(&bpf_count, w->tid, 1, 0, 50),
+	      "the new instance counts in its own map: register 1, vmenter >= 50");
+	t2 = task_get(&old, w->tid);
+	CHECK(task_same(&t, &t2), "the old instance got no callback");
+	close(old.map_fd);
+
+	/* Unload while assigned, load again: a new driver of the same name. */
+	CHECK(bpf_count_unload(false), "unload while assigned, again");
+	old.map_fd = bpf_count.map_fd;
+	bpf_count.map_fd = -1;
+	CHECK(bpf_count_load(),
+	      "load count while a VM holds the old %s: registers anew",
+	      PVSCHED_BPF_COUNT_NAME);
+	CHECK_RET(pvsched_assign(vm, PVSCHED_BPF_COUNT_NAME, &prev), 0,
+		  "REPLACE the old %s with the new one of the same name",
+		  PVSCHED_BPF_COUNT_NAME);
+	CHECK(ops_is(&prev, PVSCHED_BPF_COUNT_NAME),
+	      "... hands back %s", PVSCHED_BPF_COUNT_NAME);
+	CHECK(task_is(&old, w->tid, 1, 1, 50),
+	      "the old instance got unregister 1");
+	close(old.map_fd);
+	CHECK(task_is(&bpf_count, w->tid, 1, 0, NO_ENTRIES),
+	      "the new instance got register 1");
+	vm_close(vm);
+	CHECK(task_is(&bpf_count, w->tid, 1, 1, NO_ENTRIES),
+	      "closing the VM unregisters from the new instance");
+	CHECK(bpf_count_unload(true), "pvsched-bpf unload %s",
+	      PVSCHED_BPF_COUNT_NAME);
+
+	/* The sample driver: assign, run, unload while assigned, unassign. */
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	CHECK(!bpf_tool_run("load", "sample"), "pvsched-bpf load sample");
+	CHECK_RET(pvsched_assign(vm, SAMPLE_DRV, NULL), 0, "assign %s",
+		  SAMPLE_DRV);
+	CHECK(worker_run(w, vcpu, 50), "50 KVM_RUNs with %s", SAMPLE_DRV);
+	CHECK(!bpf_tool_run("unload", SAMPLE_DRV),
+	      "pvsched-bpf unload %s while assigned", SAMPLE_DRV);
+	CHECK(worker_run(w, vcpu, 50) && vm_driver_is(vm, SAMPLE_DRV),
+	      "50 more KVM_RUNs, the VM keeps %s", SAMPLE_DRV);
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "unassign %s", SAMPLE_DRV);
+	worker_destroy(w);
+	vm_close(vm);
+}
+
+/*
+ * 11. REPLACE racing running vCPUs: two vCPU threads loop on KVM_RUN while
+ * the main thread cycles pvsched_count -> pvsched_nop -> "".
+ */
+static void test_race(void)
+{
+	static const char *const seq[] = { COUNT_DRV, NOP_DRV, "" };
+	struct kvm_pvsched_ops prev;
+	struct kvm_vcpu *v[2];
+	struct worker *w[2];
+	int i, k, cycles, bad_ret = 0, bad_prev = 0;
+	struct kvm_vm *vm;
+	double t0, end;
+	bool ok;
+
+	CHECK(counts_reset(&mod_count), "reset the counts");
+	vm = vm_create();
+	for (i = 0; i < 2; i++) {
+		v[i] = vcpu_add(vm);
+		w[i] = worker_create();
+		worker_loop(w[i], v[i]);
+	}
+	/* Both vCPUs have a task before the first assign. */
+	CHECK(vcpu_wait_runs(v[0], 0, 1) && vcpu_wait_runs(v[1], 0, 1),
+	      "both vCPU threads are running");
+
+	t0 = now();
+	end = t0 + RACE_MAX_SECONDS;
+	for (cycles = 0; cycles < RACE_CYCLES && now() < end; cycles++) {
+		for (k = 0; k < 3; k++) {
+			int r = pvsched_assign(vm, seq[k], &prev);
+
+			if (r) {
+				if (!bad_ret++)
+					diag("cycle %d: REPLACE \"%s\": %s",
+					     cycles, seq[k], err_str(r));
+			} else if (!ops_is(&prev, seq[(k + 2) % 3])) {
+				if (!bad_prev++)
+					diag("cycle %d: REPLACE \"%s\" handed back %s",
+					     cycles, seq[k], ops_str(&prev));
+			}
+		}
+	}
+	diag("%d cycles (%d REPLACEs) in %.1f s, %lu + %lu KVM_RUNs",
+	     cycles, 3 * cycles, now() - t0, v[0]->nr_runs, v[1]->nr_runs);
+	if (cycles < RACE_CYCLES)
+		diag("stopped after %d s before %d cycles", RACE_MAX_SECONDS,
+		     RACE_CYCLES);
+
+	CHECK(!bad_ret, "all %d REPLACEs succeeded", 3 * cycles);
+	CHECK(!bad_prev, "every REPLACE handed back the previous driver");
+
+	/* End with pvsched_count assigned while the vCPUs still run. */
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0,
+		  "final assign of %s while running", COUNT_DRV);
+	ok = vcpu_wait_runs(v[0], v[0]->nr_runs, 10) &&
+	     vcpu_wait_runs(v[1], v[1]->nr_runs, 10);
+	ok &= worker_stop(w[0]);
+	ok &= worker_stop(w[1]);
+	CHECK(ok, "vCPU threads: every exit KVM_EXIT_IO with the right value (%lu runs)",
+	      v[0]->nr_runs + v[1]->nr_runs);
+	CHECK_EQ(counts_nr(&mod_count), 2, "exactly two tasks counted");
+	CHECK(task_is(&mod_count, w[0]->tid, cycles + 1, cycles, 1) &&
+	      task_is(&mod_count, w[1]->tid, cycles + 1, cycles, 1),
+	      "each thread: register == cycles + 1, unregister == cycles, vmenter == vmexit > 0");
+	vm_close(vm);
+	CHECK(task_is(&mod_count, w[0]->tid, cycles + 1, cycles + 1, 1) &&
+	      task_is(&mod_count, w[1]->tid, cycles + 1, cycles + 1, 1),
+	      "after VM close: register == unregister for each thread");
+	worker_destroy(w[0]);
+	worker_destroy(w[1]);
+}
+
+/*
+ * 11b. REPLACE racing a vCPU that hops between two threads on every
+ * KVM_RUN (each run moves the registration).
+ */
+struct hop {
+	struct kvm_vcpu *vcpu;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int turn;
+	bool stop;		/* all under @lock, */
+	bool failed;		/* but read by the main thread without */
+	pid_t tid[2];
+	unsigned long runs[2];
+};
+
+struct hop_arg {
+	struct hop *h;
+	int me;
+};
+
+static void *hop_fn(void *arg)
+{
+	struct hop_arg *a = arg;
+	struct hop *h = a->h;
+
+	h->tid[a->me] = gettid();
+	pthread_mutex_lock(&h->lock);
+	for (;;) {
+		while (h->turn != a->me && !h->stop)
+			pthread_cond_wait(&h->cond, &h->lock);
+		if (h->stop)
+			break;
+		pthread_mutex_unlock(&h->lock);
+		if (!vcpu_run_io(h->vcpu))
+			WRITE_ONCE(h->failed, true);
+		else
+			WRITE_ONCE(h->runs[a->me], h->runs[a->me] + 1);
+		pthread_mutex_lock(&h->lock);
+		if (h->failed)
+			h->stop = true;
+		h->turn = !a->me;
+		pthread_cond_broadcast(&h->cond);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+/* Join a thread that runs @vcpu, kicking the vCPU if it is stuck. */
+static void join_or_kick(pthread_t thread, struct kvm_vcpu *vcpu)
+{
+	struct timespec ts;
+
+	for (;;) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += STUCK_SECONDS;
+		if (!pthread_timedjoin_np(thread, NULL, &ts))
+			return;
+		vcpu_kick(vcpu, thread);
+	}
+}
+
+static void test_race_hop(void)
+{
+	static const char *const seq[] = { COUNT_DRV, NOP_DRV, "" };
+	struct hop h = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			 .cond = PTHREAD_COND_INITIALIZER };
+	struct task_counts t0_counts, t1_counts;
+	struct hop_arg args[2];
+	pthread_t th[2];
+	int i, cycles, bad = 0;
+	struct kvm_vm *vm;
+	double t0, end;
+
+	CHECK(counts_reset(&mod_count), "reset the counts");
+	vm = vm_create();
+	h.vcpu = vcpu_add(vm);
+	for (i = 0; i < 2; i++) {
+		args[i] = (struct hop_arg){ &h, i };
+		TEST_ASSERT(!pthread_create(&th[i], NULL, hop_fn, &args[i]),
+			    "pthread_create");
+	}
+
+	/* Start replacing once the vCPU has run on both threads. */
+	end = now() + 10;
+	while ((!READ_ONCE(h.runs[0]) || !READ_ONCE(h.runs[1])) &&
+	       !READ_ONCE(h.failed) && now() < end)
+		usleep(1000);
+	CHECK(h.runs[0] && h.runs[1], "the vCPU runs on both threads in turn");
+
+	t0 = now();
+	end = t0 + HOP_MAX_SECONDS;
+	for (cycles = 0; cycles < HOP_CYCLES && now() < end &&
+	     !READ_ONCE(h.failed); cycles++) {
+		for (i = 0; i < 3; i++)
+			bad += !!pvsched_assign(vm, seq[i], NULL);
+	}
+	pthread_mutex_lock(&h.lock);
+	h.stop = true;
+	pthread_cond_broadcast(&h.cond);
+	pthread_mutex_unlock(&h.lock);
+	join_or_kick(th[0], h.vcpu);
+	join_or_kick(th[1], h.vcpu);
+	diag("%d cycles in %.1f s while the vCPU hopped %lu + %lu times",
+	     cycles, now() - t0, h.runs[0], h.runs[1]);
+	if (h.failed)
+		diag("%s", h.vcpu->err);
+
+	CHECK(!bad, "all %d REPLACEs succeeded", 3 * cycles);
+	CHECK(!h.failed && h.runs[0] > 0 && h.runs[1] > 0,
+	      "the vCPU ran on both threads, every exit KVM_EXIT_IO");
+	CHECK(task_is(&mod_count, h.tid[0], ANY, ANY, 0) &&
+	      task_is(&mod_count, h.tid[1], ANY, ANY, 0),
+	      "vmenter == vmexit for each thread");
+	t0_counts = task_get(&mod_count, h.tid[0]);
+	t1_counts = task_get(&mod_count, h.tid[1]);
+	CHECK(t0_counts.reg > 0 && t1_counts.reg > 0,
+	      "the registration followed the vCPU to both threads");
+	CHECK(t0_counts.reg == t0_counts.unreg &&
+	      t1_counts.reg == t1_counts.unreg,
+	      "ending unassigned: register == unregister for each thread");
+	vm_close(vm);
+}
+
+/*
+ * A thread that assigns @name and unassigns, again and again, while the
+ * driver goes away and comes back under it.
+ */
+struct replacer {
+	pthread_t thread;
+	struct kvm_vm *vm;
+	const char *name;
+	unsigned int pause_us;	/* up to this long unassigned, each time */
+	bool stop;
+	unsigned long assigned, einval, bad;
+};
+
+static void *replacer_fn(void *arg)
+{
+	struct replacer *rp = arg;
+	unsigned int seed = gettid();
+	int r;
+
+	while (!READ_ONCE(rp->stop)) {
+		r = pvsched_assign(rp->vm, rp->name, NULL);
+		if (!r)
+			rp->assigned++;
+		else if (r == -EINVAL)
+			rp->einval++;
+		else if (!rp->bad++)
+			diag("REPLACE \"%s\": %s", rp->name, err_str(r));
+		r = pvsched_assign(rp->vm, "", NULL);
+		if (r && !rp->bad++)
+			diag("REPLACE \"\": %s", err_str(r));
+		/* Give the other side a chance to find the driver unused. */
+		usleep(rand_r(&seed) % rp->pause_us);
+	}
+	return NULL;
+}
+
+static void replacer_start(struct replacer *rp, struct kvm_vm *vm,
+			   const char *name, unsigned int pause_us)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->vm = vm;
+	rp->name = name;
+	rp->pause_us = pause_us;
+	TEST_ASSERT(!pthread_create(&rp->thread, NULL, replacer_fn, rp),
+		    "pthread_create");
+}
+
+static void replacer_stop(struct replacer *rp)
+{
+	WRITE_ONCE(rp->stop, true);
+	pthread_join(rp->thread, NULL);
+	diag("REPLACE \"%s\": %lu assigned, %lu EINVAL (not registered)",
+	     rp->name, rp->assigned, rp->einval);
+}
+
+/* 11c. rmmod/insmod of pvsched_count racing REPLACE and a running vCPU. */
+static void test_race_rmmod(void)
+{
+	int r, cycles, unloads = 0, bad_rmmod = 0, bad_insmod = 0;
+	struct replacer rp;
+	struct kvm_vcpu *vcpu;
+	struct worker *w;
+	struct kvm_vm *vm;
+	double end;
+	bool ok;
+
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	worker_loop(w, vcpu);
+	CHECK(vcpu_wait_runs(vcpu, 0, 1), "the vCPU thread is running");
+	replacer_start(&rp, vm, COUNT_DRV, 2000);
+
+	end = now() + RMMOD_MAX_SECONDS;
+	for (cycles = 0; cycles < RMMOD_CYCLES && now() < end; cycles++) {
+		r = module_unload();
+		if (r == -EAGAIN) {
+			usleep(1000);
+			continue;
+		}
+		if (r) {
+			if (!bad_rmmod++)
+				diag("rmmod: %s", err_str(r));
+			continue;
+		}
+		unloads++;
+		r = module_load();
+		if (r && !bad_insmod++)
+			diag("insmod: %s", err_str(r));
+	}
+	replacer_stop(&rp);
+	diag("%d rmmod attempts, %d unloads", cycles, unloads);
+	ok = worker_stop(w);
+
+	CHECK(!bad_rmmod, "rmmod only ever succeeded or failed with EWOULDBLOCK");
+	CHECK(!bad_insmod && driver_listed(COUNT_DRV),
+	      "insmod after every successful rmmod succeeded");
+	CHECK(!rp.bad, "REPLACE only ever succeeded or failed with EINVAL");
+	CHECK(ok, "vCPU: every exit KVM_EXIT_IO with the right value (%lu runs)",
+	      vcpu->nr_runs);
+	CHECK(vm_driver_is(vm, ""), "the VM ends without a driver");
+	CHECK_RET(module_unload(), 0, "no module reference leaked: rmmod succeeds");
+	CHECK_RET(module_load(), 0, "insmod %s again", COUNT_KO);
+	worker_destroy(w);
+	vm_close(vm);
+}
+
+/* 11d. pvsched-bpf load/unload racing REPLACE and a running vCPU. */
+static void test_race_bpf(void)
+{
+	int cycles, bad_load = 0, bad_unload = 0;
+	struct replacer rp;
+	struct kvm_vcpu *vcpu;
+	struct worker *w;
+	struct kvm_vm *vm;
+	double end;
+	bool ok;
+
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	worker_loop(w, vcpu);
+	CHECK(vcpu_wait_runs(vcpu, 0, 1), "the vCPU thread is running");
+	replacer_start(&rp, vm, PVSCHED_BPF_COUNT_NAME, 500);
+
+	end = now() + BPF_RACE_MAX_SECONDS;
+	for (cycles = 0; cycles < BPF_RACE_CYCLES && now() < end; cycles++) {
+		bad_load += !!bpf_tool_run("load", "count");
+		bad_unload += !!bpf_tool_run("unload", PVSCHED_BPF_COUNT_NAME);
+	}
+	replacer_stop(&rp);
+	diag("%d load/unload cycles", cycles);
+	ok = worker_stop(w);
+
+	CHECK(!bad_load, "pvsched-bpf load count succeeded every time (%d)",
+	      cycles);
+	CHECK(!bad_unload, "pvsched-bpf unload succeeded every time, assigned or not");
+	CHECK(!rp.bad, "REPLACE only ever succeeded or failed with EINVAL");
+	CHECK(ok, "vCPU: every exit KVM_EXIT_IO with the right value (%lu runs)",
+	      vcpu->nr_runs);
+	CHECK(vm_driver_is(vm, "") && !driver_listed(PVSCHED_BPF_COUNT_NAME),
+	      "the VM ends without a driver, %s unregistered",
+	      PVSCHED_BPF_COUNT_NAME);
+	worker_destroy(w);
+	vm_close(vm);
+}
+
+/* 12. Many VMs at once. */
+static void test_many_vms(void)
+{
+	struct kvm_vm *vm[NR_MANY_VMS];
+	struct worker *w[NR_MANY_VMS];
+	char dir[NR_MANY_VMS][256];
+	int i, assigned = 0, dirs = 0, good = 0;
+	bool ok = true;
+
+	CHECK(counts_reset(&mod_count), "reset the counts");
+	for (i = 0; i < NR_MANY_VMS; i++) {
+		vm[i] = vm_create();
+		vcpu_add(vm[i]);
+		w[i] = worker_create();
+		vm_debugfs_dir(vm[i], dir[i], sizeof(dir[i]));
+		assigned += !pvsched_assign(vm[i], COUNT_DRV, NULL);
+		dirs += path_exists(dir[i]);
+	}
+	CHECK_EQ(assigned, NR_MANY_VMS, "%d VMs created and assigned %s",
+		 NR_MANY_VMS, COUNT_DRV);
+	CHECK_EQ(dirs, NR_MANY_VMS, "%d VM debugfs directories", NR_MANY_VMS);
+	for (i = 0; i < NR_MANY_VMS; i++)
+		worker_start(w[i], WORKER_RUN, vm[i]->vcpus[0], 20);
+	for (i = 0; i < NR_MANY_VMS; i++)
+		ok &= worker_wait(w[i]);
+	CHECK(ok, "%d vCPUs ran 20 times each, concurrently", NR_MANY_VMS);
+	CHECK_EQ(counts_nr(&mod_count), NR_MANY_VMS, "%d tasks counted",
+		 NR_MANY_VMS);
+	for (i = 0; i < NR_MANY_VMS; i++)
+		good += task_is(&mod_count, w[i]->tid, 1, 0, 20);
+	CHECK_EQ(good, NR_MANY_VMS,
+		 "each: register 1, unregister 0, vmenter == vmexit >= 20");
+	CHECK_RET(module_unload(), -EAGAIN, "rmmod refused while VMs use it");
+	for (i = 0; i < NR_MANY_VMS; i++)
+		vm_close(vm[i]);
+	for (i = good = dirs = 0; i < NR_MANY_VMS; i++) {
+		good += task_is(&mod_count, w[i]->tid, 1, 1, 20);
+		dirs += path_exists(dir[i]);
+		worker_destroy(w[i]);
+	}
+	CHECK_EQ(good, NR_MANY_VMS, "after closing all VMs each unregistered once");
+	CHECK_EQ(dirs, 0, "all VM debugfs directories gone");
+	CHECK_RET(module_unload(), 0, "rmmod %s: no reference left", COUNT_DRV);
+	CHECK_RET(module_load(), 0, "insmod %s again", COUNT_KO);
+}
+
+/* The kernel log since the start of the test. */
+static int kmsg_fd = -1;
+
+static void kmsg_open(void)
+{
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg_fd >= 0)
+		lseek(kmsg_fd, 0, SEEK_END);
+}
+
+static const char *need_kmsg(void)
+{
+	return kmsg_fd < 0 ? "/dev/kmsg not readable" : NULL;
+}
+
+static void test_kernel_log(void)
+{
+	static const char *const bad[] = {
+		"WARNING:", "BUG:", "Oops", "KASAN:", "UBSAN:",
+		"possible circular locking", "possible recursive locking",
+		"suspicious RCU usage", "inconsistent lock state",
+		"sleeping function called from invalid context",
+		"Call Trace", "refcount_t:", "general protection fault",
+	};
+	char rec[8192];
+	int n, found = 0;
+	ssize_t r;
+	size_t i;
+
+	for (n = 0;; n++) {
+		r = read(kmsg_fd, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EPIPE)	/* overwritten records */
+			continue;
+		if (r <= 0)
+			break;
+		rec[r] = '\0';
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			if (strstr(rec, bad[i])) {
+				if (found++ < 40)
+					diag("%s", strchr(rec, ';') ?
+					     strchr(rec, ';') + 1 : rec);
+				break;
+			}
+		}
+	}
+	CHECK(!found,
+	      "kernel log free of warnings, BUGs and lockdep reports (%d records read)",
+	      n);
+}
+
+static const char *need_kvm(void)
+{
+	return kvm_missing[0] ? kvm_missing : NULL;
+}
+
+struct test_group {
+	const char *name;
+	int nr_checks;
+	void (*run)(void);
+	const char *(*needs)(void);
+};
+
+static const struct test_group groups[] = {
+	{ "kvm",		5,	test_kvm,		need_kvm },
+	{ "abi",		45,	test_abi,		need_count },
+	{ "debugfs",		30,	test_debugfs,		need_count },
+	{ "sysctl",		16,	test_sysctl,		NULL },
+	{ "counts-module",	35,	test_counts_module,	need_count },
+	{ "counts-bpf",		37,	test_counts_bpf,	need_bpf },
+	{ "thread-move",	17,	test_thread_move,	need_count },
+	{ "vm-close",		17,	test_vm_close,		need_count },
+	{ "module-pin",		18,	test_module_pin,	need_count },
+	{ "bpf-unload",		36,	test_bpf_unload,	need_bpf },
+	{ "race",		9,	test_race,		need_count },
+	{ "race-hop",		7,	test_race_hop,		need_count },
+	{ "race-rmmod",		8,	test_race_rmmod,	need_count },
+	{ "race-bpf",		6,	test_race_bpf,		need_bpf },
+	{ "many-vms",		11,	test_many_vms,		need_count },
+	{ "kernel-log",		1,	test_kernel_log,	need_kmsg },
+};
+
+/* Bring the drivers to the state the tests start from. */
+static void setup_drivers(void)
+{
+	int r;
+
+	count_ko_present = path_exists(COUNT_KO);
+	if (!driver_listed(COUNT_DRV) && count_ko_present) {
+		r = module_load();
+		if (r)
+			diag("insmod %s: %s", COUNT_KO, err_str(r));
+	}
+	bpf_tool_find();
+	if (!bpf_tool[0])
+		return;
+	/* Leftovers of an earlier run. */
+	if (driver_listed(PVSCHED_BPF_COUNT_NAME))
+		bpf_tool_run("unload", PVSCHED_BPF_COUNT_NAME);
+	if (driver_listed(SAMPLE_DRV))
+		bpf_tool_run("unload", SAMPLE_DRV);
+}
+
+/* Is group @name selected by the command line (none: all are)? */
+static bool selected(int argc, char **argv, const char *name)
+{
+	int i;
+
+	if (argc < 2)
+		return true;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], name))
+			return true;
+	}
+	return false;
+}
+
+static void print_usage(void)
+{
+	size_t i;
+
+	fprintf(stderr, "usage: pvsched_test [GROUP]...\ngroups:");
+	for (i = 0; i < ARRAY_SIZE(groups); i++)
+		fprintf(stderr, " %s", groups[i].name);
+	fprintf(stderr, "\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct test_group *g;
+	double t0 = now(), t;
+	struct sigaction sa;
+	const char *reason;
+	size_t i;
+	int plan = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* No SA_RESTART: the watchdog's signal interrupts KVM_RUN. */
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = kick_handler;
+	sa.sa_flags = 0;
+	sigaction(SIGUSR1, &sa, NULL);
+	for (i = 0; i < ARRAY_SIZE(groups); i++)
+		plan += groups[i].nr_checks;
+	for (i = 1; i < (size_t)argc; i++) {
+		size_t j;
+
+		for (j = 0; j < ARRAY_SIZE(groups); j++) {
+			if (!strcmp(argv[i], groups[j].name))
+				break;
+		}
+		if (j == ARRAY_SIZE(groups)) {
+			print_usage();
+			return 2;
+		}
+	}
+
+	printf("TAP version 13\n");
+	printf("1..%d\n", plan);
+	kmsg_open();
+	kvm_init();
+	setup_drivers();
+	diag("kernel pvsched ABI suite, pid %d", getpid());
+	diag_drivers();
+
+	for (i = 0; i < ARRAY_SIZE(groups); i++) {
+		g = &groups[i];
+		group_name = g->name;
+		group_last = tap_nr + g->nr_checks;
+		t = now();
+		reason = g->needs ? g->needs() : NULL;
+		if (!selected(argc, argv, g->name))
+			reason = "not selected on the command line";
+		if (reason)
+			group_skip_rest(reason);
+		else
+			g->run();
+		if (tap_nr < group_last) {
+			diag("BUG: group %s printed %d of its %d results",
+			     g->name, g->nr_checks - (group_last - tap_nr),
+			     g->nr_checks);
+			group_fail_rest("group ended early");
+		}
+		diag("%s: %.1f s", g->name, now() - t);
+	}
+	group_name = "end";
+
+	if (bpf_tool[0] && driver_listed(PVSCHED_BPF_COUNT_NAME))
+		bpf_tool_run("unload", PVSCHED_BPF_COUNT_NAME);
+	if (tap_plan_broken)
+		tap_fails++;
+	diag("Totals: pass:%d fail:%d skip:%d, %.1f s", tap_nr - tap_fails -
+	     tap_skips, tap_fails, tap_skips, now() - t0);
+	return tap_fails ? 1 : 0;
+}
