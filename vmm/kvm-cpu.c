@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kvm-cpu.h"
@@ -341,10 +342,20 @@ static enum kvm_cpu_state kvm_cpu__loop(struct kvm_cpu *cpu)
 	return state;
 }
 
+static unsigned long long kvm_cpu__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /*
  * The vCPU thread. SIGINT and SIGTERM are blocked (the main thread takes
  * them), KVM_CPU_KICK_SIGNAL is not: it interrupts KVM_RUN. The main thread
- * polls cpu->state, so it is only written once, at the end.
+ * polls cpu->state, so it is only written once, at the end. The run
+ * timestamps bracket the run loop only, not the setup; the main thread
+ * reads them after pthread_join().
  */
 void *kvm_cpu__thread(void *arg)
 {
@@ -352,10 +363,13 @@ void *kvm_cpu__thread(void *arg)
 	enum kvm_cpu_state state;
 
 	cpu->tid = gettid();
-	if (kvm_cpu__setup(cpu))
+	if (kvm_cpu__setup(cpu)) {
 		state = KVM_CPU_ERROR;
-	else
+	} else {
+		cpu->run_start_ns = kvm_cpu__now_ns();
 		state = kvm_cpu__loop(cpu);
+		cpu->run_end_ns = kvm_cpu__now_ns();
+	}
 	__atomic_store_n(&cpu->state, state, __ATOMIC_SEQ_CST);
 	__atomic_sub_fetch(cpu->nr_running, 1, __ATOMIC_SEQ_CST);
 	return NULL;
@@ -392,6 +406,14 @@ int kvm_cpu__check(const struct kvm_cpu *cpu, unsigned long long iterations,
 		return -1;
 	}
 	return 0;
+}
+
+/* Nanoseconds from the first KVM_RUN to the end of the loop; 0 if none. */
+unsigned long long kvm_cpu__run_ns(const struct kvm_cpu *cpu)
+{
+	if (!cpu->run_start_ns || cpu->run_end_ns < cpu->run_start_ns)
+		return 0;
+	return cpu->run_end_ns - cpu->run_start_ns;
 }
 
 const char *kvm_cpu__state_name(enum kvm_cpu_state state)

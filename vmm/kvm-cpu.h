@@ -45,6 +45,9 @@ struct kvm_cpu {
 	unsigned long long progress;	/* last PROGRESS(n) */
 	unsigned long long done;	/* DONE(n) */
 	unsigned long long fail_code;	/* FAIL(code) */
+	/* CLOCK_MONOTONIC ns: before the first KVM_RUN, when the loop ended. */
+	unsigned long long run_start_ns;
+	unsigned long long run_end_ns;
 };
 
 int kvm_cpu__init(struct kvm_cpu *cpu, struct kvm *kvm, unsigned int id);
@@ -52,6 +55,7 @@ void *kvm_cpu__thread(void *arg);
 void kvm_cpu__kick(struct kvm_cpu *cpu);
 int kvm_cpu__check(const struct kvm_cpu *cpu, unsigned long long iterations,
 		   bool work_port);
+unsigned long long kvm_cpu__run_ns(const struct kvm_cpu *cpu);
 const char *kvm_cpu__state_name(enum kvm_cpu_state state);
 void kvm_cpu__exit(struct kvm_cpu *cpu);
 

@@ -69,8 +69,10 @@ int kvm__open(struct kvm *kvm)
 /*
  * Check kvm_caps[]. A missing KVM_CAP_PVSCHED alone gives -ENOTTY, like the
  * pvsched ioctls on such a kernel; any other missing cap -EOPNOTSUPP.
+ * Without @pvsched (--no-pvsched) KVM_CAP_PVSCHED is not even asked for.
  */
-int kvm__check_caps(struct kvm *kvm, bool irqchip, unsigned int nr_vcpus)
+int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
+		    unsigned int nr_vcpus)
 {
 	bool no_pvsched = false, missing = false;
 	unsigned int i;
@@ -78,6 +80,8 @@ int kvm__check_caps(struct kvm *kvm, bool irqchip, unsigned int nr_vcpus)
 
 	for (i = 0; i < ARRAY_SIZE(kvm_caps); i++) {
 		if (kvm_caps[i].irqchip_only && !irqchip)
+			continue;
+		if (kvm_caps[i].cap == KVM_CAP_PVSCHED && !pvsched)
 			continue;
 		if (ioctl(kvm->sys_fd, KVM_CHECK_EXTENSION,
 			  kvm_caps[i].cap) > 0)

@@ -20,7 +20,8 @@ struct kvm {
 
 void kvm__init(struct kvm *kvm);
 int kvm__open(struct kvm *kvm);
-int kvm__check_caps(struct kvm *kvm, bool irqchip, unsigned int nr_vcpus);
+int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
+		    unsigned int nr_vcpus);
 int kvm__create_vm(struct kvm *kvm, bool irqchip);
 void *kvm__gpa_to_hva(struct kvm *kvm, unsigned long long gpa, size_t len);
 struct minivmm_params *kvm__params(struct kvm *kvm);

@@ -7,6 +7,8 @@
  *   replace the pvsched driver -> start the vCPU threads -> main loop
  *   (switches, --seconds deadline, signals, failures) -> join -> read the
  *   callback counts -> report
+ *
+ * With --no-pvsched every pvsched step (cap, ioctls, stats) is skipped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -182,7 +184,7 @@ static int vm__create(struct vm *vm)
 	ret = kvm__open(&vm->kvm);
 	if (!ret)
 		ret = kvm__check_caps(&vm->kvm, vm->info->irqchip,
-				      vm->opts.nr_vcpus);
+				      !vm->opts.no_pvsched, vm->opts.nr_vcpus);
 	if (ret == -ENOTTY)
 		return EXIT_NO_PVSCHED;
 	if (!ret)
@@ -238,6 +240,8 @@ static int vm__pvsched_init(struct vm *vm)
 	char prev[PVSCHED_OPS_NAME_SIZE], cur[PVSCHED_OPS_NAME_SIZE];
 	int fd = vm->kvm.vm_fd, ret;
 
+	if (vm->opts.no_pvsched)
+		return EXIT_OK;
 	ret = pvsched__get(fd, vm->report.initial);
 	if (ret)
 		return pvsched__error("KVM_GET_PVSCHED_OPS", NULL, ret);
@@ -390,7 +394,10 @@ static void vm__join(struct vm *vm)
 		pthread_join(vm->cpus[i].thread, NULL);
 }
 
-/* pvsched_count's debugfs first, then the BPF map; "-" for the rest. */
+/*
+ * pvsched_count's debugfs first, then the BPF map; "-" for the rest, and
+ * for all with --no-pvsched.
+ */
 static void vm__read_stats(struct vm *vm)
 {
 	unsigned int i, n = vm->nr_started;
@@ -400,6 +407,8 @@ static void vm__read_stats(struct vm *vm)
 		vm->stats[i].tid = vm->cpus[i].tid;
 		vm->stats[i].source = STATS_NONE;
 	}
+	if (vm->opts.no_pvsched)
+		return;
 	ret = stats__read_count_file(PVSCHED_COUNT_STATS, vm->stats, n);
 	if (ret < 0 && ret != -ENOENT)
 		pr_err("warning: %s: %s", PVSCHED_COUNT_STATS, strerror(-ret));
@@ -422,7 +431,8 @@ static void vm__report(struct vm *vm)
 				   vm->info->work_port))
 			ok = false;
 	}
-	r->final_ok = !pvsched__get(vm->kvm.vm_fd, r->final);
+	if (!vm->opts.no_pvsched)
+		r->final_ok = !pvsched__get(vm->kvm.vm_fd, r->final);
 	vm__read_stats(vm);
 	r->opts = &vm->opts;
 	r->payload = vm->payload_path;

@@ -15,6 +15,7 @@
 
 enum {
 	OPT_PVSCHED = 0x100,
+	OPT_NO_PVSCHED,
 	OPT_VCPUS,
 	OPT_PAYLOAD,
 	OPT_ITERATIONS,
@@ -26,6 +27,7 @@ enum {
 
 static const struct option long_options[] = {
 	{ "pvsched",	  required_argument, NULL, OPT_PVSCHED },
+	{ "no-pvsched",	  no_argument,	     NULL, OPT_NO_PVSCHED },
 	{ "vcpus",	  required_argument, NULL, OPT_VCPUS },
 	{ "payload",	  required_argument, NULL, OPT_PAYLOAD },
 	{ "iterations",	  required_argument, NULL, OPT_ITERATIONS },
@@ -48,6 +50,10 @@ void options__usage(FILE *f)
 "  --pvsched=NAME       assign pvsched driver NAME before the vCPUs run\n"
 "                       (KVM_REPLACE_PVSCHED_OPS); --pvsched= runs with no\n"
 "                       driver; without it the VM keeps its initial driver\n"
+"  --no-pvsched         plain KVM, for baseline runs on a kernel without\n"
+"                       the pvsched series: KVM_CAP_PVSCHED is not needed,\n"
+"                       no pvsched ioctl is made, no callback counts are\n"
+"                       read or reset; excludes --pvsched and --switch\n"
 "  --vcpus=N            number of vCPUs, 1..%d (default 1)\n"
 "  --payload=NAME|PATH  guest payload (default io): io, halt or cpuid, found\n"
 "                       as NAME.bin next to the minivmm binary, then in\n"
@@ -69,11 +75,12 @@ void options__usage(FILE *f)
 "Driver callback counts come from pvsched_count's debugfs stats (reset at\n"
 "start whenever pvsched_count is the initial, --pvsched or a --switch\n"
 "driver, so they cover this run only), else from bpf_pvsched_count's pinned\n"
-"map (cumulative per thread id since its loader's reset), else \"-\".\n"
+"map (cumulative per thread id since its loader's reset), else \"-\"\n"
+"(always \"-\" with --no-pvsched).\n"
 "\n"
-"Exit status: %d ok, %d usage error, %d kernel without pvsched support,\n"
-"%d any other failure (KVM, guest, unknown driver), 128+N stopped by\n"
-"signal N (SIGINT, SIGTERM).\n",
+"Exit status: %d ok, %d usage error, %d kernel without pvsched support (a\n"
+"run with --no-pvsched never gives it), %d any other failure (KVM, guest,\n"
+"unknown driver), 128+N stopped by signal N (SIGINT, SIGTERM).\n",
 		MINIVMM_MAX_VCPUS, MINIVMM_MAX_SWITCHES, EXIT_OK, EXIT_USAGE,
 		EXIT_NO_PVSCHED, EXIT_FAILED);
 }
@@ -202,6 +209,9 @@ static int options__one(struct options *opts, int c, const char *arg,
 		}
 		opts->pvsched_set = true;
 		return 0;
+	case OPT_NO_PVSCHED:
+		opts->no_pvsched = true;
+		return 0;
 	case OPT_VCPUS:
 		if (options__parse_count(arg, MINIVMM_MAX_VCPUS, &n)) {
 			fprintf(err, "minivmm: --vcpus: '%s' is not in 1..%d\n",
@@ -253,6 +263,16 @@ static int options__check(const struct options *opts, FILE *err)
 	if (opts->iterations && opts->seconds) {
 		fprintf(err,
 			"minivmm: --iterations and --seconds are mutually exclusive\n");
+		return -1;
+	}
+	if (opts->no_pvsched && opts->pvsched_set) {
+		fprintf(err,
+			"minivmm: --no-pvsched and --pvsched are mutually exclusive\n");
+		return -1;
+	}
+	if (opts->no_pvsched && opts->nr_switches) {
+		fprintf(err,
+			"minivmm: --no-pvsched and --switch are mutually exclusive\n");
 		return -1;
 	}
 	for (i = 0; opts->seconds && i < opts->nr_switches; i++) {

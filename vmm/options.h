@@ -25,6 +25,7 @@ struct pvsched_switch {
 };
 
 struct options {
+	bool no_pvsched;		/* --no-pvsched: plain KVM */
 	bool pvsched_set;		/* --pvsched given, maybe empty */
 	char pvsched[PVSCHED_OPS_NAME_SIZE];
 	unsigned int nr_vcpus;

@@ -36,6 +36,10 @@ static void report__text_header(FILE *f, const struct report *r)
 	else
 		fprintf(f, "%s\n", r->ok ? "ok" : "FAILED");
 
+	if (o->no_pvsched) {
+		fprintf(f, "driver: pvsched not used (--no-pvsched)\n");
+		return;	/* no switches, no stats reset */
+	}
 	fprintf(f, "driver: initial %s", pvsched__display(r->initial));
 	if (o->pvsched_set)
 		fprintf(f, ", --pvsched %s", pvsched__display(o->pvsched));
@@ -62,13 +66,32 @@ static void report__text_counts(FILE *f, const struct tid_stats *s)
 	const struct pvsched_counts *c = &s->counts;
 
 	if (s->source == STATS_NONE) {
-		fprintf(f, "  %-17s %8s %10s %10s %10s %8s %8s\n", "-", "-",
+		fprintf(f, "  %-17s %8s %10s %10s %10s %8s %8s", "-", "-",
 			"-", "-", "-", "-", "-");
 		return;
 	}
-	fprintf(f, "  %-17s %8llu %10llu %10llu %10llu %8llu %8llu\n",
+	fprintf(f, "  %-17s %8llu %10llu %10llu %10llu %8llu %8llu",
 		stats__source_name(s->source), c->reg, c->unreg, c->vmenter,
 		c->vmexit, c->halt, c->intr_inj);
+}
+
+/*
+ * Run time in seconds, and per iteration for a vCPU that reported DONE: the
+ * last columns, so that the earlier ones keep their positions.
+ */
+static void report__text_run(FILE *f, const struct kvm_cpu *cpu)
+{
+	unsigned long long ns = kvm_cpu__run_ns(cpu);
+
+	if (!ns) {
+		fprintf(f, " %10s %10s", "-", "-");
+		return;
+	}
+	fprintf(f, " %10.6f", ns / 1e9);
+	if (cpu->state == KVM_CPU_DONE && cpu->done)
+		fprintf(f, " %10.1f", (double)ns / cpu->done);
+	else
+		fprintf(f, " %10s", "-");
 }
 
 void report__text(FILE *f, const struct report *r)
@@ -79,9 +102,9 @@ void report__text(FILE *f, const struct report *r)
 	report__text_header(f, r);
 	fprintf(f, "%4s %7s %-10s %10s %10s %6s %6s %6s",
 		"vcpu", "tid", "result", "count", "io", "mmio", "hlt", "other");
-	fprintf(f, "  %-17s %8s %10s %10s %10s %8s %8s\n",
+	fprintf(f, "  %-17s %8s %10s %10s %10s %8s %8s %10s %10s\n",
 		"callbacks", "register", "unregister", "vmenter", "vmexit",
-		"halt", "intr_inj");
+		"halt", "intr_inj", "run_s", "ns/iter");
 	for (i = 0; i < r->nr_cpus; i++) {
 		cpu = &r->cpus[i];
 		fprintf(f, "%4u %7d %-10s %10llu %10llu %6llu %6llu %6llu",
@@ -90,6 +113,8 @@ void report__text(FILE *f, const struct report *r)
 			cpu->exits.io, cpu->exits.mmio, cpu->exits.hlt,
 			cpu->exits.other);
 		report__text_counts(f, &r->stats[i]);
+		report__text_run(f, cpu);
+		fputc('\n', f);
 	}
 }
 
@@ -133,8 +158,13 @@ static void report__json_switches(FILE *f, const struct report *r)
 	fprintf(f, "]");
 }
 
+/* "driver":null with --no-pvsched: no pvsched ioctl was made. */
 static void report__json_driver(FILE *f, const struct report *r)
 {
+	if (r->opts->no_pvsched) {
+		fprintf(f, "\"driver\":null,");
+		return;
+	}
 	fprintf(f, "\"driver\":{\"initial\":");
 	report__json_string(f, r->initial);
 	fprintf(f, ",\"requested\":");
@@ -158,11 +188,11 @@ static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
 
 	fprintf(f,
 		"{\"index\":%u,\"tid\":%d,\"result\":\"%s\",\"count\":%llu,"
-		"\"progress\":%llu,\"exits\":{\"io\":%llu,\"mmio\":%llu,"
-		"\"hlt\":%llu,\"other\":%llu},\"callbacks\":",
+		"\"progress\":%llu,\"run_ns\":%llu,\"exits\":{\"io\":%llu,"
+		"\"mmio\":%llu,\"hlt\":%llu,\"other\":%llu},\"callbacks\":",
 		cpu->id, (int)cpu->tid, kvm_cpu__state_name(cpu->state),
-		cpu->done, cpu->progress, cpu->exits.io, cpu->exits.mmio,
-		cpu->exits.hlt, cpu->exits.other);
+		cpu->done, cpu->progress, kvm_cpu__run_ns(cpu), cpu->exits.io,
+		cpu->exits.mmio, cpu->exits.hlt, cpu->exits.other);
 	if (s->source == STATS_NONE) {
 		fprintf(f, "null}");
 		return;

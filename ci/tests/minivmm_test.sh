@@ -26,7 +26,8 @@ check() {
 }
 
 # Per-vCPU rows of minivmm's report: vcpu tid result count io mmio hlt
-# other driver register unregister vmenter vmexit halt intr_inj.
+# other driver register unregister vmenter vmexit halt intr_inj run_s
+# ns/iter.
 rows() {
 	awk '$1 ~ /^[0-9]+$/ && NF >= 15' "$OUT"
 }
@@ -40,7 +41,7 @@ counts_ok() {	# $1: nvcpus, $2: need halt/intr_inj (1/0), $3: driver
 }
 
 echo "TAP version 13"
-echo "1..16"
+echo "1..18"
 
 minivmm --list-drivers > $OUT 2>&1
 check "minivmm --list-drivers lists pvsched_nop" grep -qw pvsched_nop $OUT
@@ -73,6 +74,11 @@ check "io payload without a driver exits 0" [ $? -eq 0 ]
 
 minivmm --pvsched=pvsched_nop --payload=cpuid --iterations=10000 > $OUT 2>&1
 check "cpuid payload with pvsched_nop exits 0" [ $? -eq 0 ]
+
+minivmm --no-pvsched --payload=cpuid --iterations=10000 > $OUT 2>&1
+check "--no-pvsched: cpuid payload exits 0" [ $? -eq 0 ]
+check "--no-pvsched: report says pvsched was not used" \
+	grep -q "^driver: pvsched not used" $OUT
 
 if pvsched-bpf load count > /dev/null 2>&1 || grep -qw bpf_pvsched_count /proc/sys/kernel/pvsched_available_drivers; then
 	minivmm --pvsched=bpf_pvsched_count --vcpus=2 --payload=halt --seconds=2 > $OUT 2>&1

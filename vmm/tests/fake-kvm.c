@@ -3,7 +3,7 @@
  * A fake /dev/kvm for running minivmm's main loop on the host without KVM.
  *
  * tests/minivmm-fake is minivmm linked with -Wl,--wrap= for open, ioctl,
- * mmap, munmap and close: opening /dev/kvm returns a /dev/null fd whose
+ * mmap, munmap, close and fopen: opening /dev/kvm returns a /dev/null fd whose
  * ioctls this file answers; the real device is never opened. KVM_RUN plays
  * a guest chosen by $FAKE_KVM_GUEST, following the guest ABI (params
  * block, ucall and work ports) like the real payloads do:
@@ -19,6 +19,10 @@
  * $FAKE_KVM_ENOTTY: the cap is there but the ioctls give ENOTTY.
  * $FAKE_KVM_DRIVERS: contents of /proc/sys/kernel/pvsched_available_drivers;
  * REPLACE accepts "" and these names.
+ * $FAKE_KVM_TRACE_PVSCHED: print "fake-kvm: pvsched access: WHAT" on stderr
+ * for each pvsched ioctl and each open of pvsched_count's debugfs files or
+ * of the driver list (the stats file is the first thing the stats reading
+ * opens, before any bpf(2) call), so tests can check that there was none.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,19 +33,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kvm-abi.h"
 #include "layout.h"
 #include "pvsched.h"
+#include "stats.h"
 
 int __real_open(const char *path, int flags, ...);
 int __real_ioctl(int fd, unsigned long req, ...);
+FILE *__real_fopen(const char *path, const char *mode);
 void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd,
 		  off_t off);
 int __real_munmap(void *addr, size_t len);
 int __real_close(int fd);
+long __real_syscall(long nr, ...);
 
 enum fake_kind { FAKE_NONE, FAKE_SYS, FAKE_VM, FAKE_VCPU };
 
@@ -67,6 +75,19 @@ static size_t guest_size;
 static bool irqchip;
 static char driver[PVSCHED_OPS_NAME_SIZE];
 
+static void trace(const char *what)
+{
+	if (getenv("FAKE_KVM_TRACE_PVSCHED"))
+		fprintf(stderr, "fake-kvm: pvsched access: %s\n", what);
+}
+
+static void trace_path(const char *path)
+{
+	if (!strncmp(path, PVSCHED_COUNT_DIR, strlen(PVSCHED_COUNT_DIR)) ||
+	    !strcmp(path, PVSCHED_AVAILABLE_PATH))
+		trace(path);
+}
+
 static int fake_fd(enum fake_kind kind)
 {
 	int fd = __real_open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -85,6 +106,7 @@ int __wrap_open(const char *path, int flags, ...)
 
 	if (!strcmp(path, "/dev/kvm"))
 		return fake_fd(FAKE_SYS);
+	trace_path(path);
 	if (!strcmp(path, PVSCHED_AVAILABLE_PATH) && drivers) {
 		fd = memfd_create("drivers", 0);
 		if (write(fd, drivers, strlen(drivers)) < 0 ||
@@ -97,6 +119,12 @@ int __wrap_open(const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 	va_end(ap);
 	return __real_open(path, flags, mode);
+}
+
+FILE *__wrap_fopen(const char *path, const char *mode)
+{
+	trace_path(path);
+	return __real_fopen(path, mode);
 }
 
 void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
@@ -178,6 +206,8 @@ static int fake_pvsched(unsigned long req, struct kvm_pvsched_ops *ops)
 {
 	char name[PVSCHED_OPS_NAME_SIZE];
 
+	trace(req == KVM_GET_PVSCHED_OPS ? "KVM_GET_PVSCHED_OPS" :
+					   "KVM_REPLACE_PVSCHED_OPS");
 	if (getenv("FAKE_KVM_NO_PVSCHED") || getenv("FAKE_KVM_ENOTTY"))
 		return fail(ENOTTY);
 	if (req == KVM_GET_PVSCHED_OPS) {
@@ -369,6 +399,20 @@ static int fake_vcpu_ioctl(struct fake_vcpu *v, unsigned long req,
 		return fake_run(v);
 	}
 	return fail(ENOTTY);
+}
+
+/*
+ * minivmm reads bpf_pvsched_count's maps with syscall(__NR_bpf, ...): keep
+ * the tests off the host's bpf(2), as if no BPF driver were loaded.
+ */
+long __wrap_syscall(long nr, long a1, long a2, long a3, long a4, long a5,
+		    long a6)
+{
+	if (nr == __NR_bpf) {
+		errno = ENOENT;
+		return -1;
+	}
+	return __real_syscall(nr, a1, a2, a3, a4, a5, a6);
 }
 
 int __wrap_ioctl(int fd, unsigned long req, ...)

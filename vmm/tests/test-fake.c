@@ -4,6 +4,7 @@
  * signals, pvsched calls and report, against tests/fake-kvm.c.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -14,6 +15,9 @@
 #define IO		"--payload=../guest-payload/io.bin"
 #define HALT		"--payload=../guest-payload/halt.bin"
 #define CPUID		"--payload=../guest-payload/cpuid.bin"
+#define TRACE		"FAKE_KVM_TRACE_PVSCHED=1"
+#define NO_CAP		"FAKE_KVM_NO_PVSCHED=1"
+#define ACCESS		"fake-kvm: pvsched access: "
 
 /* For FAKE_KVM_GUEST=hang: wait (up to 20 s) until a vCPU is in KVM_RUN. */
 #define WAIT_RUNNING \
@@ -73,6 +77,48 @@ static int count(const char *haystack, const char *needle)
 	return n;
 }
 
+/*
+ * The "run_ns" values of a JSON report: how many there are (up to @max in
+ * @ns), -1 if one is not a plain integer.
+ */
+static int run_ns(const char *json, unsigned long long *ns, int max)
+{
+	const char *key = "\"run_ns\":";
+	char *end;
+	int n = 0;
+
+	while ((json = strstr(json, key))) {
+		json += strlen(key);
+		if (*json < '0' || *json > '9')
+			return -1;
+		if (n < max)
+			ns[n] = strtoull(json, &end, 10);
+		if (n < max && *end != ',')
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/* All @n run_ns present, each in (@min, elapsed], elapsed from the JSON. */
+static bool run_ns_ok(int n, unsigned long long min)
+{
+	const char *e = strstr(out, "\"elapsed\":");
+	unsigned long long ns[64];
+	double elapsed;
+	int i;
+
+	if (!e || run_ns(out, ns, 64) != n)
+		return false;
+	elapsed = strtod(e + strlen("\"elapsed\":"), NULL);
+	for (i = 0; i < n; i++) {
+		/* elapsed is printed in ms: allow for its rounding. */
+		if (ns[i] <= min || ns[i] > elapsed * 1e9 + 1e6)
+			return false;
+	}
+	return true;
+}
+
 static void show_on_failure(int passed)
 {
 	if (!passed)
@@ -111,6 +157,73 @@ static void test_runs(void)
 	run("", "--iterations=10 --switch=noop@60 " IO, NULL);
 	check(status == 0 && strstr(out, "switch at 60s to noop: not-reached"),
 	      "switch after the end: not reached");
+}
+
+static void test_run_ns(void)
+{
+	unsigned int vcpu, tid, ns_per_iter;
+	double run_s;
+	char *row;
+
+	run("", "--vcpus=3 --iterations=2500 --json " CPUID, NULL);
+	check(status == 0 && run_ns_ok(3, 0),
+	      "cpuid --json: run_ns > 0 and within elapsed on all 3 vCPUs");
+	run("FAKE_KVM_GUEST=halt", "--vcpus=2 --iterations=20 --json " HALT,
+	    NULL);
+	check(status == 0 && run_ns_ok(2, 20000000),
+	      "halt --json: run_ns covers the 20 ticks of 1 ms");
+	run("", "--seconds=0.2 --json " IO, NULL);
+	check(status == 0 && run_ns_ok(1, 150000000),
+	      "--seconds=0.2 --json: run_ns about 0.2 s");
+	run("", "--vcpus=2 --iterations=1000 " IO, NULL);
+	row = strstr(out, "\n   1 ");
+	check(status == 0 && strstr(out, " run_s    ns/iter\n") && row &&
+	      sscanf(row, " %u %u done 1000 1001 0 0 0 %*s %*s %*s %*s %*s %*s %*s %lf %u.",
+		     &vcpu, &tid, &run_s, &ns_per_iter) == 4 && vcpu == 1 &&
+	      run_s > 0 &&
+	      ns_per_iter > 0, "text: run_s and ns/iter per vCPU");
+}
+
+static void test_no_pvsched(void)
+{
+	run(NO_CAP " " TRACE, "--no-pvsched --vcpus=2 --iterations=1000 " IO,
+	    NULL);
+	check(status == 0 && !*err && count(out, " done  ") == 2 &&
+	      strstr(out, "\ndriver: pvsched not used (--no-pvsched)\n") &&
+	      count(out, "        -        -        -   ") == 2,
+	      "--no-pvsched without KVM_CAP_PVSCHED: ok, no pvsched access");
+	run(NO_CAP " " TRACE, "--no-pvsched --vcpus=2 --iterations=1000 "
+	    "--json " IO, NULL);
+	check(status == 0 && !*err && strstr(out, "{\"ok\":true,") &&
+	      strstr(out, ",\"driver\":null,\"switches\":[],") &&
+	      count(out, "\"callbacks\":null}") == 2 && run_ns_ok(2, 0),
+	      "--no-pvsched --json: \"driver\":null, run_ns > 0");
+	run(TRACE, "--no-pvsched --iterations=1000 " IO, NULL);
+	check(status == 0 && !*err && strstr(out, "pvsched not used"),
+	      "--no-pvsched with KVM_CAP_PVSCHED: no pvsched access either");
+	run(TRACE, "--iterations=10 " IO, NULL);
+	check(status == 0 && strstr(err, ACCESS "KVM_GET_PVSCHED_OPS\n") &&
+	      strstr(err, ACCESS "/sys/kernel/debug/pvsched/pvsched_count/stats\n"),
+	      "without --no-pvsched the trace shows the pvsched accesses");
+	run(NO_CAP " " TRACE, "--json " IO, NULL);
+	check(status == 2 && count(err, "\n") == 1 &&
+	      strstr(err, "KVM_CAP_PVSCHED is 0") && !*out,
+	      "no KVM_CAP_PVSCHED, no --no-pvsched: still exit 2");
+	run("", "--no-pvsched --pvsched=noop " IO, NULL);
+	check(status == 1 && !*out &&
+	      !strncmp(err, "minivmm: --no-pvsched and --pvsched are mutually "
+		       "exclusive\nTry 'minivmm --help'.\n", 200),
+	      "--no-pvsched --pvsched: usage error, exit 1");
+	run("", "--no-pvsched --switch=noop@0.1 " IO, NULL);
+	check(status == 1 && !*out &&
+	      strstr(err, "--no-pvsched and --switch are mutually exclusive"),
+	      "--no-pvsched --switch: usage error, exit 1");
+	run("FAKE_KVM_GUEST=hang " NO_CAP " " TRACE, NULL,
+	    "$VMM --no-pvsched --json --vcpus=2 --payload=$P/io.bin & p=$!; "
+	    WAIT_RUNNING "kill -TERM $p; wait $p");
+	check(status == 143 && !*err && strstr(out, "\"driver\":null") &&
+	      count(out, "\"result\":\"stopped\"") == 2 && run_ns_ok(2, 0),
+	      "--no-pvsched, SIGTERM: stopped vCPUs have run_ns too");
 }
 
 static void test_errors(void)
@@ -159,5 +272,7 @@ void test_fake(void)
 {
 	diag("fake KVM runs");
 	test_runs();
+	test_run_ns();
+	test_no_pvsched();
 	test_errors();
 }

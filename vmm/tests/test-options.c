@@ -38,8 +38,9 @@ static void test_defaults_and_flags(void)
 	   "no options: run");
 	ok(opts.nr_vcpus == 1 && !strcmp(opts.payload, "io") &&
 	   !opts.iterations && !opts.seconds && !opts.pvsched_set &&
-	   !opts.nr_switches && !opts.json && !opts.list_drivers,
-	   "defaults: 1 vCPU, io, no driver change");
+	   !opts.nr_switches && !opts.json && !opts.list_drivers &&
+	   !opts.no_pvsched,
+	   "defaults: 1 vCPU, io, no driver change, pvsched used");
 	ok(parse("--help") == OPTIONS_HELP, "--help");
 	ok(parse("-h") == OPTIONS_HELP, "-h");
 	ok(parse("--version") == OPTIONS_VERSION, "--version");
@@ -116,6 +117,39 @@ static void test_pvsched_payload(void)
 	ok(rejects("--payload="), "--payload= (empty)");
 }
 
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_no_pvsched(void)
+{
+	ok(accepts("--no-pvsched") && opts.no_pvsched && !opts.pvsched_set &&
+	   !opts.nr_switches, "--no-pvsched");
+	ok(accepts("--no-pvsched", "--vcpus=2", "--seconds=1", "--json") &&
+	   opts.no_pvsched && opts.nr_vcpus == 2 && opts.json,
+	   "--no-pvsched with the run options");
+	ok(rejects("--no-pvsched=1"), "--no-pvsched takes no value");
+	ok(rejects("--no-pvsched", "--pvsched=noop") &&
+	   !strcmp(errbuf,
+		   "minivmm: --no-pvsched and --pvsched are mutually exclusive\n"),
+	   "--no-pvsched with --pvsched: one line");
+	ok(rejects("--pvsched=", "--no-pvsched") &&
+	   strstr(errbuf, "--no-pvsched and --pvsched") && lines(errbuf) == 1,
+	   "--pvsched= (no driver) then --no-pvsched");
+	ok(rejects("--no-pvsched", "--switch=noop@1") &&
+	   !strcmp(errbuf,
+		   "minivmm: --no-pvsched and --switch are mutually exclusive\n"),
+	   "--no-pvsched with --switch: one line");
+	ok(rejects("--switch=@0", "--seconds=1", "--no-pvsched") &&
+	   strstr(errbuf, "--no-pvsched and --switch") && lines(errbuf) == 1,
+	   "--switch then --no-pvsched");
+}
+
 static void test_switch(void)
 {
 	struct pvsched_switch sw;
@@ -171,6 +205,9 @@ static void test_usage(void)
 	ok(strstr(buf, "/usr/share/minivmm") && strstr(buf, "Exit status") &&
 	   strstr(buf, "reset at"), "--help documents payload dirs, exit "
 	   "statuses and the stats reset");
+	ok(strstr(buf, "  --no-pvsched  ") && strstr(buf, "KVM_CAP_PVSCHED") &&
+	   strstr(buf, "excludes --pvsched and --switch"),
+	   "--help documents --no-pvsched");
 }
 
 void test_options(void)
@@ -180,6 +217,7 @@ void test_options(void)
 	test_vcpus();
 	test_iterations_seconds();
 	test_pvsched_payload();
+	test_no_pvsched();
 	test_switch();
 	test_usage();
 }

@@ -52,6 +52,8 @@ static void fake_report(struct report *r, struct options *o,
 	cpus[0].state = KVM_CPU_DONE;
 	cpus[0].done = 100;
 	cpus[0].exits.io = 111;
+	cpus[0].run_start_ns = 5000000000ULL;
+	cpus[0].run_end_ns = 5002500000ULL;	/* 2.5 ms, 25000 ns/iter */
 	cpus[1].id = 1;
 	cpus[1].tid = 4322;
 	cpus[1].state = KVM_CPU_DONE;
@@ -88,12 +90,16 @@ static void test_outputs(void)
 	   strstr(out, "{\"at\":9,\"name\":\"x\",\"status\":\"not-reached\"}"),
 	   "JSON switches");
 	ok(strstr(out, "{\"index\":0,\"tid\":4321,\"result\":\"done\","
-		  "\"count\":100,\"progress\":0,\"exits\":{\"io\":111,"
+		  "\"count\":100,\"progress\":0,\"run_ns\":2500000,"
+		  "\"exits\":{\"io\":111,"
 		  "\"mmio\":0,\"hlt\":0,\"other\":0},\"callbacks\":{\"source\":"
 		  "\"pvsched_count\",\"register\":0,\"unregister\":0,"
 		  "\"vmenter\":42,") != NULL, "JSON vCPU row with counts");
 	ok(strstr(out, "\"tid\":4322,") && strstr(out, "\"callbacks\":null}]}"),
 	   "JSON vCPU row without counts");
+	ok(strstr(out, "\"index\":1,\"tid\":4322,\"result\":\"done\","
+		  "\"count\":100,\"progress\":0,\"run_ns\":0,") != NULL,
+	   "JSON run_ns 0 for a vCPU with no run timestamps");
 
 	f = open_out();
 	report__text(f, &r);
@@ -105,6 +111,52 @@ static void test_outputs(void)
 	   strstr(out, "switch at 9s to x: not-reached\n"), "text switches");
 	ok(strstr(out, "   0    4321 done") && strstr(out, "   1    4322 done"),
 	   "text rows");
+	ok(strstr(out, " intr_inj      run_s    ns/iter\n") &&
+	   strstr(out, "   0.002500    25000.0\n") &&
+	   strstr(out, "        -          -          -\n"),
+	   "text run time and ns per iteration, '-' without timestamps");
+}
+
+static void test_no_pvsched(void)
+{
+	struct kvm_cpu cpus[2];
+	struct tid_stats ts[2];
+	struct options o;
+	struct report r;
+	FILE *f;
+
+	fake_report(&r, &o, cpus, ts);
+	o.no_pvsched = true;
+	o.pvsched_set = false;
+	o.nr_switches = 0;
+	r.final_ok = false;
+	r.stats_reset = STATS_RESET_NOT_NEEDED;
+	ts[0].source = STATS_NONE;
+	f = open_out();
+	report__json(f, &r);
+	fclose(f);
+	ok(strstr(out, ",\"driver\":null,\"switches\":[],\"vcpu\":[") &&
+	   !strstr(out, "initial") && strstr(out, "\"run_ns\":2500000,"),
+	   "--no-pvsched JSON: \"driver\":null");
+	f = open_out();
+	report__text(f, &r);
+	fclose(f);
+	ok(strstr(out, "\ndriver: pvsched not used (--no-pvsched)\nvcpu ") &&
+	   !strstr(out, "initial") && !strstr(out, "switch"),
+	   "--no-pvsched text: driver line says pvsched was not used");
+}
+
+static void test_run_ns(void)
+{
+	struct kvm_cpu cpu;
+
+	memset(&cpu, 0, sizeof(cpu));
+	ok(kvm_cpu__run_ns(&cpu) == 0, "run_ns 0 when the loop never ran");
+	cpu.run_start_ns = 10;
+	cpu.run_end_ns = 1000000010;
+	ok(kvm_cpu__run_ns(&cpu) == 1000000000, "run_ns = end - start");
+	cpu.run_end_ns = 5;
+	ok(kvm_cpu__run_ns(&cpu) == 0, "run_ns 0 if end is before start");
 }
 
 static void test_check(void)
@@ -134,5 +186,7 @@ void test_report(void)
 	diag("report");
 	test_json_string();
 	test_outputs();
+	test_no_pvsched();
+	test_run_ns();
 	test_check();
 }
