@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpf_pvsched_count's counts, read from its pinned hash map with raw bpf(2)
- * calls: BPF_OBJ_GET, BPF_MAP_GET_NEXT_KEY and BPF_MAP_LOOKUP_ELEM.
+ * bpf_pvsched_count's counts, read from its pinned slots and hash maps with
+ * raw bpf(2) calls: BPF_OBJ_GET, BPF_OBJ_GET_INFO_BY_FD and
+ * BPF_MAP_LOOKUP_ELEM.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,8 +35,9 @@ static int bpf__obj_get(const char *path)
 	return sys_bpf(BPF_OBJ_GET, &attr);
 }
 
-/* Is it the map we expect: __u32 keys, struct pvsched_bpf_counts values? */
-static int bpf__check_map(int fd)
+/* Is it the map we expect: @type, __u32 keys, @value_size values? */
+static int bpf__check_map(int fd, __u32 type, __u32 value_size,
+			  __u32 max_entries)
 {
 	struct bpf_map_info info;
 	union bpf_attr attr;
@@ -47,26 +49,15 @@ static int bpf__check_map(int fd)
 	attr.info.info = ptr_to_u64(&info);
 	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
 		return -errno;
-	if (info.type != BPF_MAP_TYPE_HASH || info.key_size != sizeof(__u32) ||
-	    info.value_size != sizeof(struct pvsched_bpf_counts))
+	if (info.type != type || info.key_size != sizeof(__u32) ||
+	    info.value_size != value_size ||
+	    (max_entries && info.max_entries != max_entries))
 		return -EPROTO;
 	return 0;
 }
 
-/* @key NULL: the first key. Returns -ENOENT after the last key. */
-static int bpf__next_key(int fd, const __u32 *key, __u32 *next)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_fd = fd;
-	attr.key = ptr_to_u64(key);
-	attr.next_key = ptr_to_u64(next);
-	return sys_bpf(BPF_MAP_GET_NEXT_KEY, &attr) ? -errno : 0;
-}
-
-static int bpf__lookup(int fd, const __u32 *key,
-		       struct pvsched_bpf_counts *value)
+/* 0, -ENOENT if @key has no entry, or another negative errno. */
+static int bpf__lookup(int fd, const __u32 *key, void *value)
 {
 	union bpf_attr attr;
 
@@ -88,39 +79,64 @@ static void bpf__fill(struct tid_stats *t, const struct pvsched_bpf_counts *v)
 	t->counts.intr_inj = v->intr_inj;
 }
 
+/* The counts of @tid: its slot if it owns it, else its hash entry. */
+static int bpf__read_tid(int slots_fd, int hash_fd, __u32 tid,
+			 struct pvsched_bpf_counts *v)
+{
+	__u32 idx = pvsched_bpf_count_slot(tid);
+	struct pvsched_bpf_slot slot;
+	int ret;
+
+	ret = bpf__lookup(slots_fd, &idx, &slot);
+	if (ret)
+		return ret;
+	if (slot.tid == tid) {
+		*v = slot.counts;
+		return 0;
+	}
+	return bpf__lookup(hash_fd, &tid, v);
+}
+
 /*
- * Walk the map and fill in the entries of @ts that have no source yet.
+ * Fill in the entries of @ts that have no source yet from the slots and
+ * hash maps pinned at @slots_path and @hash_path (see pvsched_bpf_count.h).
  * Returns how many it filled, or a negative errno (-ENOENT: not pinned).
  */
-int stats__read_bpf_map(const char *pin_path, struct tid_stats *ts,
-			unsigned int n)
+int stats__read_bpf_map(const char *slots_path, const char *hash_path,
+			struct tid_stats *ts, unsigned int n)
 {
 	struct pvsched_bpf_counts value;
-	__u32 key, next;
-	int fd, ret, found = 0;
-	unsigned int i, walked;
+	int slots_fd, hash_fd, ret, found = 0;
+	unsigned int i;
 
-	fd = bpf__obj_get(pin_path);
-	if (fd < 0)
+	slots_fd = bpf__obj_get(slots_path);
+	if (slots_fd < 0)
 		return -errno;
-	ret = bpf__check_map(fd);
-	/* Bounded: a concurrent delete can restart the walk. */
-	for (walked = 0; !ret && walked < 4 * PVSCHED_BPF_COUNT_MAX_TASKS;
-	     walked++) {
-		ret = bpf__next_key(fd, walked ? &key : NULL, &next);
-		if (ret)
-			break;
-		key = next;
-		for (i = 0; i < n; i++) {
-			if ((__u32)ts[i].tid != key ||
-			    ts[i].source != STATS_NONE)
-				continue;
-			if (!bpf__lookup(fd, &key, &value)) {
-				bpf__fill(&ts[i], &value);
-				found++;
-			}
+	hash_fd = bpf__obj_get(hash_path);
+	if (hash_fd < 0) {
+		ret = -errno;
+		close(slots_fd);
+		return ret;
+	}
+	ret = bpf__check_map(slots_fd, BPF_MAP_TYPE_ARRAY,
+			     sizeof(struct pvsched_bpf_slot),
+			     PVSCHED_BPF_COUNT_SLOTS);
+	if (!ret)
+		ret = bpf__check_map(hash_fd, BPF_MAP_TYPE_HASH,
+				     sizeof(struct pvsched_bpf_counts), 0);
+	for (i = 0; !ret && i < n; i++) {
+		if (ts[i].source != STATS_NONE)
+			continue;
+		ret = bpf__read_tid(slots_fd, hash_fd, (__u32)ts[i].tid,
+				    &value);
+		if (!ret) {
+			bpf__fill(&ts[i], &value);
+			found++;
+		} else if (ret == -ENOENT) {
+			ret = 0;	/* not counted (yet) */
 		}
 	}
-	close(fd);
-	return ret && ret != -ENOENT ? ret : found;
+	close(slots_fd);
+	close(hash_fd);
+	return ret ? ret : found;
 }

@@ -414,9 +414,10 @@ static void vm__read_stats(struct vm *vm)
 		pr_err("warning: %s: %s", PVSCHED_COUNT_STATS, strerror(-ret));
 	if (ret == (int)n)
 		return;
-	ret = stats__read_bpf_map(PVSCHED_BPF_COUNT_MAP, vm->stats, n);
+	ret = stats__read_bpf_map(PVSCHED_BPF_COUNT_SLOTS_MAP,
+				  PVSCHED_BPF_COUNT_MAP, vm->stats, n);
 	if (ret < 0 && ret != -ENOENT)
-		pr_err("warning: %s: %s", PVSCHED_BPF_COUNT_MAP,
+		pr_err("warning: %s: %s", PVSCHED_BPF_COUNT_NAME " maps",
 		       strerror(-ret));
 }
 

@@ -40,7 +40,7 @@ int stats__parse_line(const char *line, pid_t *tid, struct pvsched_counts *c);
 int stats__read_count_file(const char *path, struct tid_stats *ts,
 			   unsigned int n);
 int stats__reset_count(const char *path);
-int stats__read_bpf_map(const char *pin_path, struct tid_stats *ts,
-			unsigned int n);
+int stats__read_bpf_map(const char *slots_path, const char *hash_path,
+			struct tid_stats *ts, unsigned int n);
 
 #endif /* MINIVMM_STATS_H */

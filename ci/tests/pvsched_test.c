@@ -22,9 +22,9 @@
  *
  * Usage: pvsched_test [GROUP]...   (no GROUP: all of them; the others
  * are reported as SKIP so that the plan stays the same). Groups: kvm, abi,
- * debugfs, sysctl, counts-module, counts-bpf, thread-move, vm-close,
- * module-pin, bpf-unload, race, race-hop, race-rmmod, race-bpf, many-vms,
- * kernel-log.
+ * debugfs, sysctl, counts-module, counts-bpf, bpf-slots, thread-move,
+ * vm-close, module-pin, bpf-unload, race, race-hop, race-rmmod, race-bpf,
+ * many-vms, kernel-log.
  *
  * Needs root, debugfs at /sys/kernel/debug and bpffs at /sys/fs/bpf. It
  * loads and unloads pvsched_count and the BPF drivers: run it only in the
@@ -788,11 +788,12 @@ struct counts {
 
 struct count_driver {
 	const char *name;
-	int map_fd;		/* BPF counts map, -1 for the module */
+	int map_fd;		/* BPF counts (hash) map, -1 for the module */
+	int slots_fd;		/* BPF slots map, -1 for the module */
 };
 
-static struct count_driver mod_count = { COUNT_DRV, -1 };
-static struct count_driver bpf_count = { PVSCHED_BPF_COUNT_NAME, -1 };
+static struct count_driver mod_count = { COUNT_DRV, -1, -1 };
+static struct count_driver bpf_count = { PVSCHED_BPF_COUNT_NAME, -1, -1 };
 
 static long sys_bpf(int cmd, union bpf_attr *attr)
 {
@@ -822,14 +823,41 @@ static int bpf_map_op(int cmd, int fd, const void *key, void *val)
 	return sys_bpf(cmd, &attr) ? -errno : 0;
 }
 
-static bool bpf_counts_read(int fd, struct counts *c)
+static bool counts_add(struct counts *c, __u32 tid,
+		       const struct pvsched_bpf_counts *v)
+{
+	if (c->nr == MAX_TASKS) {
+		diag("more than %d tasks in the BPF counts maps", MAX_TASKS);
+		return false;
+	}
+	c->t[c->nr++] = (struct task_counts) {
+		.tid = tid, .reg = v->reg, .unreg = v->unreg,
+		.vmenter = v->vmenter, .vmexit = v->vmexit,
+		.halt = v->halt, .intr_inj = v->intr_inj,
+	};
+	return true;
+}
+
+/* The owned slots, then the hash map (see pvsched_bpf_count.h). */
+static bool bpf_counts_read(int slots_fd, int fd, struct counts *c)
 {
 	struct pvsched_bpf_counts v;
+	struct pvsched_bpf_slot slot;
 	__u32 key, next;
 	bool first = true;
 	int r;
 
 	c->nr = 0;
+	for (key = 0; key < PVSCHED_BPF_COUNT_SLOTS; key++) {
+		r = bpf_map_op(BPF_MAP_LOOKUP_ELEM, slots_fd, &key, &slot);
+		if (r) {
+			diag("BPF_MAP_LOOKUP_ELEM(slot %u): %s", key,
+			     err_str(r));
+			return false;
+		}
+		if (slot.tid && !counts_add(c, slot.tid, &slot.counts))
+			return false;
+	}
 	for (;;) {
 		r = bpf_map_op(BPF_MAP_GET_NEXT_KEY, fd, first ? NULL : &key,
 			       &next);
@@ -846,23 +874,25 @@ static bool bpf_counts_read(int fd, struct counts *c)
 			diag("BPF_MAP_LOOKUP_ELEM(%u): %s", key, err_str(r));
 			return false;
 		}
-		if (c->nr == MAX_TASKS) {
-			diag("more than %d tasks in the BPF counts map",
-			     MAX_TASKS);
+		if (!counts_add(c, key, &v))
 			return false;
-		}
-		c->t[c->nr++] = (struct task_counts) {
-			.tid = key, .reg = v.reg, .unreg = v.unreg,
-			.vmenter = v.vmenter, .vmexit = v.vmexit,
-			.halt = v.halt, .intr_inj = v.intr_inj,
-		};
 	}
 }
 
-static bool bpf_counts_reset(int fd)
+static bool bpf_counts_reset(int slots_fd, int fd)
 {
+	struct pvsched_bpf_slot zero = {};
 	__u32 key;
 	int r;
+
+	for (key = 0; key < PVSCHED_BPF_COUNT_SLOTS; key++) {
+		r = bpf_map_op(BPF_MAP_UPDATE_ELEM, slots_fd, &key, &zero);
+		if (r) {
+			diag("BPF_MAP_UPDATE_ELEM(slot %u): %s", key,
+			     err_str(r));
+			return false;
+		}
+	}
 
 	while (!(r = bpf_map_op(BPF_MAP_GET_NEXT_KEY, fd, NULL, &key))) {
 		r = bpf_map_op(BPF_MAP_DELETE_ELEM, fd, &key, NULL);
@@ -909,7 +939,7 @@ static bool mod_counts_read(struct counts *c)
 static bool counts_read(const struct count_driver *d, struct counts *c)
 {
 	if (d->map_fd >= 0)
-		return bpf_counts_read(d->map_fd, c);
+		return bpf_counts_read(d->slots_fd, d->map_fd, c);
 	return mod_counts_read(c);
 }
 
@@ -918,7 +948,7 @@ static bool counts_reset(const struct count_driver *d)
 	int r;
 
 	if (d->map_fd >= 0)
-		return bpf_counts_reset(d->map_fd);
+		return bpf_counts_reset(d->slots_fd, d->map_fd);
 	r = write_file(COUNT_RESET, "1\n", 2, -1);
 	if (r < 0)
 		diag("%s: %s", COUNT_RESET, err_str(r));
@@ -1130,28 +1160,52 @@ static const char *need_bpf(void)
 	return NULL;
 }
 
-/* Load bpf_pvsched_count and open its counts map into bpf_count.map_fd. */
+static void count_driver_close(struct count_driver *d)
+{
+	if (d->map_fd >= 0)
+		close(d->map_fd);
+	if (d->slots_fd >= 0)
+		close(d->slots_fd);
+	d->map_fd = -1;
+	d->slots_fd = -1;
+}
+
+/* Move @from's map fds to @to: @to reads the instance @from had. */
+static void count_driver_take(struct count_driver *to,
+			      struct count_driver *from)
+{
+	count_driver_close(to);
+	to->map_fd = from->map_fd;
+	to->slots_fd = from->slots_fd;
+	from->map_fd = -1;
+	from->slots_fd = -1;
+}
+
+/* Load bpf_pvsched_count and open its two count maps into bpf_count. */
 static bool bpf_count_load(void)
 {
 	if (bpf_tool_run("load", "count"))
 		return false;
-	if (bpf_count.map_fd >= 0)
-		close(bpf_count.map_fd);
+	count_driver_close(&bpf_count);
 	bpf_count.map_fd = bpf_obj_get(PVSCHED_BPF_COUNT_MAP);
 	if (bpf_count.map_fd < 0) {
 		diag("%s: %s", PVSCHED_BPF_COUNT_MAP, strerror(errno));
 		return false;
 	}
+	bpf_count.slots_fd = bpf_obj_get(PVSCHED_BPF_COUNT_SLOTS_MAP);
+	if (bpf_count.slots_fd < 0) {
+		diag("%s: %s", PVSCHED_BPF_COUNT_SLOTS_MAP, strerror(errno));
+		count_driver_close(&bpf_count);
+		return false;
+	}
 	return true;
 }
 
-/* Unload bpf_pvsched_count; keeps map_fd unless @close_map. */
+/* Unload bpf_pvsched_count; keeps its map fds unless @close_map. */
 static bool bpf_count_unload(bool close_map)
 {
-	if (close_map && bpf_count.map_fd >= 0) {
-		close(bpf_count.map_fd);
-		bpf_count.map_fd = -1;
-	}
+	if (close_map)
+		count_driver_close(&bpf_count);
 	return !bpf_tool_run("unload", PVSCHED_BPF_COUNT_NAME);
 }
 
@@ -1812,6 +1866,86 @@ static void test_counts_bpf(void)
 	      PVSCHED_BPF_COUNT_NAME);
 }
 
+/* Read slot @idx of bpf_pvsched_count's slots map. */
+static bool bpf_slot_get(__u32 idx, struct pvsched_bpf_slot *slot)
+{
+	int r = bpf_map_op(BPF_MAP_LOOKUP_ELEM, bpf_count.slots_fd, &idx,
+			   slot);
+
+	if (r)
+		diag("BPF_MAP_LOOKUP_ELEM(slot %u): %s", idx, err_str(r));
+	return !r;
+}
+
+/*
+ * 6b. bpf_pvsched_count's two homes for counts: a thread counts in its own
+ * slot, and in the hash map when another thread owns that slot.
+ */
+static void test_bpf_slots(void)
+{
+	struct pvsched_bpf_slot slot, taken = {};
+	struct pvsched_bpf_counts v;
+	struct kvm_vcpu *va, *vb;
+	struct worker *a, *b;
+	struct kvm_vm *vm;
+	__u32 idx, tid;
+
+	if (!check(bpf_count_load(), "pvsched-bpf load count")) {
+		group_fail_rest("bpf_pvsched_count does not load");
+		return;
+	}
+	CHECK(counts_reset(&bpf_count), "reset the BPF counts");
+	vm = vm_create();
+	va = vcpu_add(vm);
+	vb = vcpu_add(vm);
+	a = worker_create();
+	b = worker_create();
+
+	/* b's slot is owned by another (made-up) thread id. */
+	idx = pvsched_bpf_count_slot(b->tid);
+	taken.tid = b->tid + PVSCHED_BPF_COUNT_SLOTS;
+	CHECK_RET(bpf_map_op(BPF_MAP_UPDATE_ELEM, bpf_count.slots_fd, &idx,
+			     &taken), 0,
+		  "give slot %u to tid %u", idx, taken.tid);
+
+	CHECK_RET(pvsched_assign(vm, PVSCHED_BPF_COUNT_NAME, NULL), 0,
+		  "assign %s", PVSCHED_BPF_COUNT_NAME);
+	CHECK(worker_run(a, va, 30) && worker_run(b, vb, 40),
+	      "thread a runs vCPU 0 30 times, thread b vCPU 1 40 times");
+
+	CHECK(bpf_slot_get(pvsched_bpf_count_slot(a->tid), &slot) &&
+	      slot.tid == (__u32)a->tid && slot.counts.reg == 1 &&
+	      slot.counts.vmenter >= 30 &&
+	      slot.counts.vmenter == slot.counts.vmexit,
+	      "a counts in its own slot: register 1, vmenter == vmexit >= 30");
+	tid = a->tid;
+	CHECK_RET(bpf_map_op(BPF_MAP_LOOKUP_ELEM, bpf_count.map_fd, &tid, &v),
+		  -ENOENT, "a has no hash map entry");
+	CHECK(bpf_slot_get(idx, &slot) && slot.tid == taken.tid &&
+	      !slot.counts.reg && !slot.counts.vmenter,
+	      "b's slot still belongs to tid %u, with no counts", taken.tid);
+	tid = b->tid;
+	CHECK(!bpf_map_op(BPF_MAP_LOOKUP_ELEM, bpf_count.map_fd, &tid, &v) &&
+	      v.reg == 1 && v.vmenter >= 40 && v.vmenter == v.vmexit,
+	      "b counts in the hash map: register 1, vmenter == vmexit >= 40");
+	CHECK(task_is(&bpf_count, a->tid, 1, 0, 30) &&
+	      task_is(&bpf_count, b->tid, 1, 0, 40),
+	      "the readers find both threads");
+
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "unassign");
+	CHECK(task_is(&bpf_count, a->tid, 1, 1, 30) &&
+	      task_is(&bpf_count, b->tid, 1, 1, 40),
+	      "both got unregister 1 where they count");
+	CHECK(counts_reset(&bpf_count) &&
+	      bpf_slot_get(idx, &slot) && !slot.tid,
+	      "reset frees the slots");
+	worker_destroy(a);
+	worker_destroy(b);
+	vm_close(vm);
+	CHECK(bpf_count_unload(true), "pvsched-bpf unload %s",
+	      PVSCHED_BPF_COUNT_NAME);
+}
+
 /* 7. A vCPU run by one thread, then another. */
 static void test_thread_move(void)
 {
@@ -1978,7 +2112,7 @@ static void test_module_pin(void)
 /* 10. A BPF driver unregistered while a VM uses it. */
 static void test_bpf_unload(void)
 {
-	struct count_driver old = { PVSCHED_BPF_COUNT_NAME, -1 };
+	struct count_driver old = { PVSCHED_BPF_COUNT_NAME, -1, -1 };
 	struct kvm_pvsched_ops prev;
 	struct task_counts t, t2;
 	struct kvm_vcpu *vcpu;
@@ -2004,7 +2138,9 @@ static void test_bpf_unload(void)
 	      PVSCHED_BPF_COUNT_NAME);
 	CHECK(!driver_listed(PVSCHED_BPF_COUNT_NAME),
 	      "%s gone from the sysctl", PVSCHED_BPF_COUNT_NAME);
-	CHECK(!path_exists(PVSCHED_BPF_COUNT_MAP), "its map is unpinned");
+	CHECK(!path_exists(PVSCHED_BPF_COUNT_MAP) &&
+	      !path_exists(PVSCHED_BPF_COUNT_SLOTS_MAP),
+	      "its maps are unpinned");
 	CHECK(vm_driver_is(vm, PVSCHED_BPF_COUNT_NAME),
 	      "GET still returns %s", PVSCHED_BPF_COUNT_NAME);
 	t = task_get(&bpf_count, w->tid);
@@ -2025,8 +2161,7 @@ static void test_bpf_unload(void)
 	CHECK(task_same(&t, &t2), "no callback after unassign");
 
 	/* Load again and use the new instance. */
-	old.map_fd = bpf_count.map_fd;
-	bpf_count.map_fd = -1;
+	count_driver_take(&old, &bpf_count);
 	CHECK(bpf_count_load(), "pvsched-bpf load count again");
 	CHECK(driver_listed(PVSCHED_BPF_COUNT_NAME), "%s listed again",
 	      PVSCHED_BPF_COUNT_NAME);
@@ -2037,12 +2172,11 @@ static void test_bpf_unload(void)
 	      "the new instance counts in its own map: register 1, vmenter >= 50");
 	t2 = task_get(&old, w->tid);
 	CHECK(task_same(&t, &t2), "the old instance got no callback");
-	close(old.map_fd);
+	count_driver_close(&old);
 
 	/* Unload while assigned, load again: a new driver of the same name. */
 	CHECK(bpf_count_unload(false), "unload while assigned, again");
-	old.map_fd = bpf_count.map_fd;
-	bpf_count.map_fd = -1;
+	count_driver_take(&old, &bpf_count);
 	CHECK(bpf_count_load(),
 	      "load count while a VM holds the old %s: registers anew",
 	      PVSCHED_BPF_COUNT_NAME);
@@ -2053,7 +2187,7 @@ static void test_bpf_unload(void)
 	      "... hands back %s", PVSCHED_BPF_COUNT_NAME);
 	CHECK(task_is(&old, w->tid, 1, 1, 50),
 	      "the old instance got unregister 1");
-	close(old.map_fd);
+	count_driver_close(&old);
 	CHECK(task_is(&bpf_count, w->tid, 1, 0, NO_ENTRIES),
 	      "the new instance got register 1");
 	vm_close(vm);
@@ -2536,6 +2670,7 @@ static const struct test_group groups[] = {
 	{ "sysctl",		16,	test_sysctl,		NULL },
 	{ "counts-module",	35,	test_counts_module,	need_count },
 	{ "counts-bpf",		37,	test_counts_bpf,	need_bpf },
+	{ "bpf-slots",		14,	test_bpf_slots,		need_bpf },
 	{ "thread-move",	17,	test_thread_move,	need_count },
 	{ "vm-close",		17,	test_vm_close,		need_count },
 	{ "module-pin",		18,	test_module_pin,	need_count },

@@ -2,15 +2,16 @@
 /*
  * pvsched-bpf: load, unload and inspect the BPF pvsched drivers.
  *
- *   pvsched-bpf load sample|count   register a driver; it stays registered
+ *   pvsched-bpf load sample|count|nop
+ *                                   register a driver; it stays registered
  *                                   after this program exits
  *   pvsched-bpf unload NAME         unregister it (delete its struct_ops map)
  *   pvsched-bpf stats               bpf_pvsched_count's per-task counts
  *   pvsched-bpf reset               clear bpf_pvsched_count's counts
  *
  * A registered driver's struct_ops map is pinned at
- * /sys/fs/bpf/pvsched/NAME/ops, and bpf_pvsched_count's counts at
- * /sys/fs/bpf/pvsched/bpf_pvsched_count/counts.
+ * /sys/fs/bpf/pvsched/NAME/ops, and bpf_pvsched_count's count maps at
+ * /sys/fs/bpf/pvsched/bpf_pvsched_count/{slots,counts}.
  */
 #include <errno.h>
 #include <limits.h>
@@ -25,9 +26,11 @@
 
 #include "pvsched_bpf_count.h"
 #include "pvsched_count.skel.h"
+#include "pvsched_nop.skel.h"
 #include "pvsched_sample.skel.h"
 
 #define SAMPLE_NAME	"bpf_pvsched_ops"
+#define NOP_NAME	"bpf_pvsched_nop"
 
 static int verbose;
 
@@ -97,10 +100,30 @@ static int driver_attach(struct bpf_map *ops, const char *name)
 	return 0;
 }
 
+static int pin_map(struct bpf_map *map, const char *name, const char *obj)
+{
+	char path[PATH_MAX];
+
+	pin_path(path, sizeof(path), name, obj);
+	unlink(path);
+	if (bpf_map__pin(map, path)) {
+		fprintf(stderr, "pvsched-bpf: pinning %s failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static void unpin(const char *name, const char *obj)
+{
+	char path[PATH_MAX];
+
+	pin_path(path, sizeof(path), name, obj);
+	unlink(path);
+}
+
 static int load_count(void)
 {
 	struct pvsched_count_bpf *skel;
-	char path[PATH_MAX];
 	int err = -1;
 
 	skel = pvsched_count_bpf__open_and_load();
@@ -110,19 +133,17 @@ static int load_count(void)
 		return -1;
 	}
 
-	if (pin_dir_make(PVSCHED_BPF_COUNT_NAME))
+	if (pin_dir_make(PVSCHED_BPF_COUNT_NAME) ||
+	    pin_map(skel->maps.counts, PVSCHED_BPF_COUNT_NAME, "counts") ||
+	    pin_map(skel->maps.slots, PVSCHED_BPF_COUNT_NAME, "slots"))
 		goto out;
-	pin_path(path, sizeof(path), PVSCHED_BPF_COUNT_NAME, "counts");
-	unlink(path);
-	if (bpf_map__pin(skel->maps.counts, path)) {
-		fprintf(stderr, "pvsched-bpf: pinning %s failed\n", path);
-		goto out;
-	}
 	err = driver_attach(skel->maps.pvsched_count_ops,
 			    PVSCHED_BPF_COUNT_NAME);
-	if (err)
-		unlink(path);
 out:
+	if (err) {
+		unpin(PVSCHED_BPF_COUNT_NAME, "counts");
+		unpin(PVSCHED_BPF_COUNT_NAME, "slots");
+	}
 	pvsched_count_bpf__destroy(skel);
 	return err;
 }
@@ -143,13 +164,31 @@ static int load_sample(void)
 	return err;
 }
 
+static int load_nop(void)
+{
+	struct pvsched_nop_bpf *skel;
+	int err;
+
+	skel = pvsched_nop_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "pvsched-bpf: loading %s failed: %s\n",
+			NOP_NAME, strerror(errno));
+		return -1;
+	}
+	err = driver_attach(skel->maps.pvsched_nop_ops, NOP_NAME);
+	pvsched_nop_bpf__destroy(skel);
+	return err;
+}
+
 static int cmd_load(const char *which)
 {
 	if (!strcmp(which, "count"))
 		return load_count();
 	if (!strcmp(which, "sample"))
 		return load_sample();
-	fprintf(stderr, "pvsched-bpf: unknown driver '%s' (sample, count)\n",
+	if (!strcmp(which, "nop"))
+		return load_nop();
+	fprintf(stderr, "pvsched-bpf: unknown driver '%s' (sample, count, nop)\n",
 		which);
 	return -1;
 }
@@ -174,75 +213,117 @@ static int cmd_unload(const char *name)
 	}
 	close(fd);
 	unlink(path);
-	pin_path(path, sizeof(path), name, "counts");
-	unlink(path);
+	unpin(name, "counts");
+	unpin(name, "slots");
 	pin_path(path, sizeof(path), name, NULL);
 	rmdir(path);
 	printf("unregistered %s\n", name);
 	return 0;
 }
 
-static int counts_open(void)
+static int map_open(const char *path)
 {
-	int fd = bpf_obj_get(PVSCHED_BPF_COUNT_MAP);
+	int fd = bpf_obj_get(path);
 
 	if (fd < 0)
 		fprintf(stderr, "pvsched-bpf: %s: %s (run 'pvsched-bpf load count')\n",
-			PVSCHED_BPF_COUNT_MAP, strerror(errno));
+			path, strerror(errno));
 	return fd;
 }
 
-static int tid_cmp(const void *a, const void *b)
+/* Both count maps, see pvsched_bpf_count.h; 0 or -1 with a message. */
+static int counts_open(int *slots_fd, int *hash_fd)
 {
-	return *(const __u32 *)a < *(const __u32 *)b ? -1 :
-	       *(const __u32 *)a > *(const __u32 *)b;
+	*slots_fd = map_open(PVSCHED_BPF_COUNT_SLOTS_MAP);
+	if (*slots_fd < 0)
+		return -1;
+	*hash_fd = map_open(PVSCHED_BPF_COUNT_MAP);
+	if (*hash_fd < 0) {
+		close(*slots_fd);
+		return -1;
+	}
+	return 0;
+}
+
+struct task_counts {
+	__u32 tid;
+	struct pvsched_bpf_counts c;
+};
+
+static int task_cmp(const void *a, const void *b)
+{
+	const struct task_counts *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
 static int cmd_stats(void)
 {
-	static __u32 tids[PVSCHED_BPF_COUNT_MAX_TASKS];
-	struct pvsched_bpf_counts c;
-	int fd, n = 0, i;
-	__u32 key, *prev = NULL;
+	static struct task_counts t[PVSCHED_BPF_COUNT_SLOTS +
+				    PVSCHED_BPF_COUNT_MAX_TASKS];
+	struct pvsched_bpf_slot slot;
+	int slots_fd, hash_fd, n = 0, i;
+	__u32 key, next, *prev = NULL;
 
-	fd = counts_open();
-	if (fd < 0)
+	if (counts_open(&slots_fd, &hash_fd))
 		return -1;
-	while (n < PVSCHED_BPF_COUNT_MAX_TASKS &&
-	       !bpf_map_get_next_key(fd, prev, &key)) {
-		tids[n] = key;
-		prev = &tids[n++];
+	for (key = 0; key < PVSCHED_BPF_COUNT_SLOTS; key++) {
+		if (bpf_map_lookup_elem(slots_fd, &key, &slot)) {
+			fprintf(stderr, "pvsched-bpf: reading slot %u: %s\n",
+				key, strerror(errno));
+			goto err;
+		}
+		if (slot.tid)
+			t[n++] = (struct task_counts){ slot.tid, slot.counts };
 	}
-	qsort(tids, n, sizeof(tids[0]), tid_cmp);
-	for (i = 0; i < n; i++) {
-		if (bpf_map_lookup_elem(fd, &tids[i], &c))
-			continue;
+	while (n < (int)(sizeof(t) / sizeof(t[0])) &&
+	       !bpf_map_get_next_key(hash_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(hash_fd, &key, &t[n].c))
+			t[n++].tid = key;
+	}
+	qsort(t, n, sizeof(t[0]), task_cmp);
+	for (i = 0; i < n; i++)
 		printf("tid=%u register=%llu unregister=%llu vmenter=%llu vmexit=%llu halt=%llu intr_inj=%llu\n",
-		       tids[i], c.reg, c.unreg, c.vmenter, c.vmexit, c.halt,
-		       c.intr_inj);
-	}
-	close(fd);
+		       t[i].tid, t[i].c.reg, t[i].c.unreg, t[i].c.vmenter,
+		       t[i].c.vmexit, t[i].c.halt, t[i].c.intr_inj);
+	close(slots_fd);
+	close(hash_fd);
 	return 0;
+err:
+	close(slots_fd);
+	close(hash_fd);
+	return -1;
 }
 
 static int cmd_reset(void)
 {
+	struct pvsched_bpf_slot zero = {};
+	int slots_fd, hash_fd, err = 0;
 	__u32 key;
-	int fd;
 
-	fd = counts_open();
-	if (fd < 0)
+	if (counts_open(&slots_fd, &hash_fd))
 		return -1;
-	while (!bpf_map_get_next_key(fd, NULL, &key))
-		bpf_map_delete_elem(fd, &key);
-	close(fd);
-	return 0;
+	for (key = 0; key < PVSCHED_BPF_COUNT_SLOTS; key++) {
+		if (bpf_map_update_elem(slots_fd, &key, &zero, BPF_ANY)) {
+			fprintf(stderr, "pvsched-bpf: clearing slot %u: %s\n",
+				key, strerror(errno));
+			err = -1;
+			break;
+		}
+	}
+	while (!err && !bpf_map_get_next_key(hash_fd, NULL, &key))
+		bpf_map_delete_elem(hash_fd, &key);
+	close(slots_fd);
+	close(hash_fd);
+	return err;
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pvsched-bpf [-v] load sample|count\n"
+		"usage: pvsched-bpf [-v] load sample|count|nop\n"
 		"       pvsched-bpf [-v] unload NAME\n"
 		"       pvsched-bpf stats | reset\n");
 }
