@@ -6,6 +6,8 @@
 #   make check         host unit tests + regression suite in QEMU
 #   make kernel        the patched kernel: build/bzImage, build/vmlinux,
 #                      build/modules/pvsched_count.ko
+#   make bench         exit-path cost of pvsched against an unpatched
+#                      kernel, in QEMU virtual time (build/bench.json)
 #   make series-check  bisectability, config variants and checkpatch
 #   make shell         interactive shell in the booted VM
 #
@@ -16,12 +18,12 @@ ROOT := $(CURDIR)
 BUILD := $(ROOT)/build
 
 .PHONY: all deps kernel kernel-tree bpf vmm initramfs check demo shell \
-	series-check clean distclean help
+	bench series-check clean distclean help
 
 all: kernel
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/deps.sh
@@ -49,6 +51,9 @@ demo: deps
 
 shell: deps
 	@ci/shell.sh
+
+bench: deps
+	@ci/bench.sh
 
 series-check: kernel-tree
 	@kernel/scripts/series-check.sh
