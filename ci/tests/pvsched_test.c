@@ -2463,23 +2463,54 @@ static void replacer_stop(struct replacer *rp)
 	     rp->name, rp->assigned, rp->einval);
 }
 
+/*
+ * A VM whose vCPU loops on a worker thread while a replacer assigns and
+ * unassigns @name: the setting of the module and BPF unload races.
+ */
+struct race {
+	struct kvm_vm *vm;
+	struct kvm_vcpu *vcpu;
+	struct worker *w;
+	struct replacer rp;
+};
+
+static void race_start(struct race *r, const char *name,
+		       unsigned int pause_us)
+{
+	r->vm = vm_create();
+	r->vcpu = vcpu_add(r->vm);
+	r->w = worker_create();
+	worker_loop(r->w, r->vcpu);
+	CHECK(vcpu_wait_runs(r->vcpu, 0, 1), "the vCPU thread is running");
+	replacer_start(&r->rp, r->vm, name, pause_us);
+}
+
+/* Stop the replacer and the vCPU; check what both saw. */
+static void race_stop(struct race *r)
+{
+	bool ok;
+
+	replacer_stop(&r->rp);
+	ok = worker_stop(r->w);
+	CHECK(!r->rp.bad, "REPLACE only ever succeeded or failed with EINVAL");
+	CHECK(ok, "vCPU: every exit KVM_EXIT_IO with the right value (%lu runs)",
+	      r->vcpu->nr_runs);
+}
+
+static void race_free(struct race *r)
+{
+	worker_destroy(r->w);
+	vm_close(r->vm);
+}
+
 /* 11c. rmmod/insmod of pvsched_count racing REPLACE and a running vCPU. */
 static void test_race_rmmod(void)
 {
 	int r, cycles, unloads = 0, bad_rmmod = 0, bad_insmod = 0;
-	struct replacer rp;
-	struct kvm_vcpu *vcpu;
-	struct worker *w;
-	struct kvm_vm *vm;
+	struct race race;
 	double end;
-	bool ok;
 
-	vm = vm_create();
-	vcpu = vcpu_add(vm);
-	w = worker_create();
-	worker_loop(w, vcpu);
-	CHECK(vcpu_wait_runs(vcpu, 0, 1), "the vCPU thread is running");
-	replacer_start(&rp, vm, COUNT_DRV, 2000);
+	race_start(&race, COUNT_DRV, 2000);
 
 	end = now() + RMMOD_MAX_SECONDS;
 	for (cycles = 0; cycles < RMMOD_CYCLES && now() < end; cycles++) {
@@ -2498,61 +2529,42 @@ static void test_race_rmmod(void)
 		if (r && !bad_insmod++)
 			diag("insmod: %s", err_str(r));
 	}
-	replacer_stop(&rp);
+	race_stop(&race);
 	diag("%d rmmod attempts, %d unloads", cycles, unloads);
-	ok = worker_stop(w);
 
 	CHECK(!bad_rmmod, "rmmod only ever succeeded or failed with EWOULDBLOCK");
 	CHECK(!bad_insmod && driver_listed(COUNT_DRV),
 	      "insmod after every successful rmmod succeeded");
-	CHECK(!rp.bad, "REPLACE only ever succeeded or failed with EINVAL");
-	CHECK(ok, "vCPU: every exit KVM_EXIT_IO with the right value (%lu runs)",
-	      vcpu->nr_runs);
-	CHECK(vm_driver_is(vm, ""), "the VM ends without a driver");
+	CHECK(vm_driver_is(race.vm, ""), "the VM ends without a driver");
 	CHECK_RET(module_unload(), 0, "no module reference leaked: rmmod succeeds");
 	CHECK_RET(module_load(), 0, "insmod %s again", COUNT_KO);
-	worker_destroy(w);
-	vm_close(vm);
+	race_free(&race);
 }
 
 /* 11d. pvsched-bpf load/unload racing REPLACE and a running vCPU. */
 static void test_race_bpf(void)
 {
 	int cycles, bad_load = 0, bad_unload = 0;
-	struct replacer rp;
-	struct kvm_vcpu *vcpu;
-	struct worker *w;
-	struct kvm_vm *vm;
+	struct race race;
 	double end;
-	bool ok;
 
-	vm = vm_create();
-	vcpu = vcpu_add(vm);
-	w = worker_create();
-	worker_loop(w, vcpu);
-	CHECK(vcpu_wait_runs(vcpu, 0, 1), "the vCPU thread is running");
-	replacer_start(&rp, vm, PVSCHED_BPF_COUNT_NAME, 500);
+	race_start(&race, PVSCHED_BPF_COUNT_NAME, 500);
 
 	end = now() + BPF_RACE_MAX_SECONDS;
 	for (cycles = 0; cycles < BPF_RACE_CYCLES && now() < end; cycles++) {
 		bad_load += !!bpf_tool_run("load", "count");
 		bad_unload += !!bpf_tool_run("unload", PVSCHED_BPF_COUNT_NAME);
 	}
-	replacer_stop(&rp);
+	race_stop(&race);
 	diag("%d load/unload cycles", cycles);
-	ok = worker_stop(w);
 
 	CHECK(!bad_load, "pvsched-bpf load count succeeded every time (%d)",
 	      cycles);
 	CHECK(!bad_unload, "pvsched-bpf unload succeeded every time, assigned or not");
-	CHECK(!rp.bad, "REPLACE only ever succeeded or failed with EINVAL");
-	CHECK(ok, "vCPU: every exit KVM_EXIT_IO with the right value (%lu runs)",
-	      vcpu->nr_runs);
-	CHECK(vm_driver_is(vm, "") && !driver_listed(PVSCHED_BPF_COUNT_NAME),
+	CHECK(vm_driver_is(race.vm, "") && !driver_listed(PVSCHED_BPF_COUNT_NAME),
 	      "the VM ends without a driver, %s unregistered",
 	      PVSCHED_BPF_COUNT_NAME);
-	worker_destroy(w);
-	vm_close(vm);
+	race_free(&race);
 }
 
 /* 12. Many VMs at once. */
