@@ -23,7 +23,7 @@ make -s --no-print-directory -C vmm all || die "minivmm failed to build"
 kernel/scripts/kbuild.sh build base || die "baseline kernel build failed"
 ci/mkinitramfs.sh "$BUILD" "$BUILD/initramfs.cpio" >/dev/null ||
 	die "initramfs (pvsched kernel)"
-ci/mkinitramfs.sh "$BUILD/base" "$BUILD/base/initramfs.cpio" >/dev/null ||
+ci/mkinitramfs.sh -b "$BUILD/base" "$BUILD/base/initramfs.cpio" >/dev/null ||
 	die "initramfs (baseline kernel)"
 
 exec python3 "$ROOT/ci/bench.py" --out "${BENCH_OUT:-$BUILD/bench.json}" \

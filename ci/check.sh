@@ -3,34 +3,246 @@
 #
 # make check: host unit tests, then the regression suite inside QEMU on the
 # pvsched kernel and on its debug build (KASAN, lockdep), then a short
-# make bench run, which boots the unpatched baseline kernel too. Builds
-# whatever is missing. Ends with "N passed, M failed".
+# make bench run, which boots the unpatched baseline kernel too, then the
+# negative controls. Builds whatever is missing. Ends with
+# "N passed, M failed, K skipped".
+#
+# Each failure prints one line "check: WHERE: WHY": a "not ok" result; a
+# TAP stream whose results do not match its plan, or that bails out; a
+# test program that exits non-zero without a failed result; a SKIP that
+# ci/allowed-skips does not allow there; a kernel report
+# (ci/kernel-report-patterns) in the console log of any VM it booted; a
+# VM that did not finish (incomplete: panic, timeout, no exit status).
+#
+# The negative controls inject one fault each, a crashing host test, an
+# in-VM test missing from /tests and a kernel WARNING, with totals of
+# their own, and pass only if the verdict turns red for the expected
+# reason. "ci/check.sh --controls" runs only them, on the built main
+# kernel and its initramfs.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
+RESULTS=$BUILD/results
 cd "$ROOT" || exit 1
 
 passed=0
 failed=0
 skipped=0
-incomplete=()
+reasons=()
 
 die() { echo "check: error: $*" >&2; exit 1; }
 
-# count_tap FILE: add the TAP results in FILE to the totals.
-count_tap() {
-	local p f s
-
-	p=$(grep -cE '^ok [0-9]+' "$1" | tr -d ' ')
-	s=$(grep -cE '^ok [0-9]+.*# SKIP' "$1" | tr -d ' ')
-	f=$(grep -cE '^not ok [0-9]+' "$1" | tr -d ' ')
-	passed=$((passed + p - s))
-	skipped=$((skipped + s))
-	failed=$((failed + f))
-	echo "  $(basename "$1" .tap): $((p - s)) passed, $f failed, $s skipped"
-	grep -E '^not ok [0-9]+' "$1" | sed 's/^/    /'
+# fail WHERE: WHY: one failure, and the line that says why.
+fail() {
+	echo "check: $*"
+	reasons+=("check: $*")
+	failed=$((failed + 1))
 }
+
+# skip_allowed VARIANT REASON: does ci/allowed-skips allow REASON there?
+skip_allowed() {
+	local v re
+
+	while IFS=$'\t' read -r v re; do
+		case $v in ''|'#'*) continue ;; esac
+		[ "$v" = "$1" ] && [[ $2 =~ $re ]] && return 0
+	done < ci/allowed-skips
+	return 1
+}
+
+# check_tap NAME VARIANT FILE: count one TAP stream into the totals. Its
+# results must match its plan, it must not bail out, and its SKIPs must
+# be allowed for VARIANT.
+check_tap() {
+	local name=$1 variant=$2 file=$3
+	local n f s plans plan line count reason
+
+	n=$(grep -cE '^(not )?ok [0-9]+' "$file")
+	f=$(grep -cE '^not ok [0-9]+' "$file")
+	s=$(grep -cE '^ok [0-9]+.*# SKIP' "$file")
+	passed=$((passed + n - f - s))
+	echo "  $name: $((n - f - s)) passed, $f failed, $s skipped"
+	while read -r line; do
+		fail "$name: $line"
+	done < <(grep -E '^not ok [0-9]+' "$file")
+
+	plans=$(grep -cE '^1\.\.[0-9]+' "$file")
+	plan=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$file" | head -n 1)
+	if [ "$plans" -eq 0 ]; then
+		fail "$name: no TAP plan (1..N), $n results"
+	elif [ "$plans" -gt 1 ]; then
+		fail "$name: $plans TAP plans in one stream"
+	elif [ "$n" -ne "$plan" ]; then
+		fail "$name: plan 1..$plan but $n results"
+	elif [ "$plan" -eq 0 ]; then
+		# "1..0 # SKIP why": the whole stream skipped
+		reason=$(sed -n 's/^1\.\.0.*# SKIP *//p' "$file")
+		if skip_allowed "$variant" "${reason:-no reason}"; then
+			skipped=$((skipped + 1))
+		else
+			fail "$name: plan 1..0, nothing ran: ${reason:-no reason}"
+		fi
+	fi
+	if grep -q '^Bail out!' "$file"; then
+		fail "$name: $(grep -m 1 '^Bail out!' "$file")"
+	fi
+
+	while read -r count reason; do
+		if skip_allowed "$variant" "$reason"; then
+			skipped=$((skipped + count))
+		else
+			failed=$((failed + count - 1))
+			fail "$name: SKIP not allowed on $variant ($count results): $reason"
+		fi
+	done < <(sed -n 's/^ok [0-9]\+.*# SKIP *//p' "$file" | sort | uniq -c)
+}
+
+# check_status NAME STATUS FILE: a non-zero status needs a failed result.
+check_status() {
+	if [ "$2" -ne 0 ] && ! grep -qE '^not ok [0-9]+' "$3"; then
+		fail "$1: exited with status $2 but reported no failure"
+	fi
+}
+
+# host_tests NAME CMD...: run a host TAP program, check it like a stream.
+host_tests() {
+	local name=$1 out=$RESULTS/$1.tap rc
+
+	shift
+	("$@"; exit) > "$out" 2>&1
+	rc=$?
+	check_tap "$name" host "$out"
+	check_status "$name" "$rc" "$out"
+}
+
+# check_console NAME LOG...: kernel reports in console logs are failures.
+check_console() {
+	local name=$1 out rc
+
+	shift
+	out=$(ci/scan-console.sh "$@" 2>&1)
+	rc=$?
+	case $rc in
+	0)	return 0 ;;
+	1)	fail "$name: kernel report in $(head -n 1 <<< "$out")" ;;
+	*)	fail "$name: $(head -n 1 <<< "$out")" ;;
+	esac
+	sed -n '2,20s/^/    /p' <<< "$out"
+}
+
+# check_vm_tap NAME VARIANT LOG STATUS: the TAP streams of a suite VM, each
+# after its "# stream: NAME" line (ci/tests/run-suite.sh), and vm-run's
+# status.
+check_vm_tap() {
+	local name=$1 variant=$2 log=$3 rc=$4 dir=$RESULTS/$1 s
+
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	awk -v dir="$dir" '
+		/^# stream: / { gsub("/", "_", $3); f = dir "/" $3 ".tap"; next }
+		f { print > f }' "$log"
+	for s in "$dir"/*.tap; do
+		[ -e "$s" ] || { fail "$name: no TAP stream in $log"; break; }
+		check_tap "$name/$(basename "$s" .tap)" "$variant" "$s"
+	done
+	if [ "$rc" -eq 124 ]; then
+		fail "$name: incomplete (kernel panic, timeout or no exit status), see $log"
+	else
+		check_status "$name" "$rc" <(cat "$dir"/*.tap 2>/dev/null)
+	fi
+}
+
+# control N DESC WANT... -- CMD...: a negative control. CMD runs with
+# totals of its own; it must fail and print a "check: " line that matches
+# each WANT (an extended regex).
+control() {
+	local n=$1 desc=$2 wants=() w missing=
+	local passed=0 failed=0 skipped=0 reasons=()
+
+	shift 2
+	while [ "$1" != -- ]; do
+		wants+=("$1")
+		shift
+	done
+	shift
+	"$@" > /dev/null
+	for w in "${wants[@]}"; do
+		printf '%s\n' "${reasons[@]}" | grep -qE "^check: $w" ||
+			missing+=" '$w'"
+	done
+	if [ "$failed" -eq 0 ]; then
+		echo "not ok $n control: $desc turns make check red - it stayed green"
+	elif [ -n "$missing" ]; then
+		echo "not ok $n control: $desc turns make check red - but no line$missing"
+	else
+		echo "ok $n control: $desc turns make check red"
+	fi
+	[ ${#reasons[@]} -eq 0 ] || printf '#   %s\n' "${reasons[@]}"
+}
+
+controls() {
+	local dir=$BUILD/controls log=$RESULTS/vm-control.log rc
+
+	echo "==> [check] negative controls: each must turn the verdict red"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -r ci/controls/. "$dir/"
+	gcc -O2 -Wall -o "$dir/broken_host_test" "$dir/broken_host_test.c" ||
+		die "control: broken_host_test failed to build"
+	make -s -C "$BUILD/obj/main" M="$dir/warn_on_load" modules \
+		> "$dir/warn_on_load.log" 2>&1 ||
+		die "control: warn_on_load.ko failed to build, see $dir/warn_on_load.log"
+
+	# One boot for two controls: the suite runner asked for a test that
+	# is not in /tests, then a module that WARNs after the runner's own
+	# kernel log check, so that only the console scan can see it.
+	# shellcheck disable=SC2016
+	VMRUN_DMESG=1 VMRUN_LOG=$log VMRUN_QUIET=1 VMRUN_APPEND=quiet \
+		ci/vm-run -t 600 -f ci/tests/run-suite.sh:/tests/run-suite.sh \
+		-f "$dir/warn_on_load/warn_on_load.ko:/root/warn_on_load.ko" \
+		sh -c '/tests/run-suite.sh ctl_missing_test; rc=$?; insmod /root/warn_on_load.ko; exit $rc'
+	rc=$?
+
+	{
+		echo "TAP version 13"
+		echo "1..3"
+		control 1 "a host test that crashes half-way" \
+			'host-control: exited with status 139 ' \
+			'host-control: plan 1\.\.3 but 2 results' \
+			-- host_tests host-control "$dir/broken_host_test"
+		control 2 "an in-VM test missing from /tests" \
+			'control-vm/ctl_missing_test: not ok 1 .*/tests/ctl_missing_test is missing' \
+			-- check_vm_tap control-vm control "$log" "$rc"
+		control 3 "a kernel WARNING in the VM" \
+			'control-vm: kernel report in .*: WARNING: CPU: [0-9]+ PID: [0-9]+ at .*warn_on_load' \
+			-- check_console control-vm "$log"
+	} | tee "$RESULTS/controls.tap"
+	check_tap controls control "$RESULTS/controls.tap"
+}
+
+summary() {
+	echo
+	if [ ${#reasons[@]} -ne 0 ]; then
+		echo "Failures:"
+		printf '  %s\n' "${reasons[@]}"
+	fi
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+}
+
+mkdir -p "$RESULTS"
+case "${1:-}" in
+'')	;;
+--controls)
+	for f in "$BUILD/bzImage" "$BUILD/initramfs.cpio" "$BUILD/obj/main/Module.symvers"; do
+		[ -f "$f" ] || die "$f missing: make kernel, then ci/mkinitramfs.sh"
+	done
+	controls
+	summary
+	exit ;;
+*)	echo "usage: $0 [--controls]" >&2; exit 2 ;;
+esac
 
 echo "==> [check] building"
 make -s kernel || die "kernel build failed"
@@ -40,59 +252,57 @@ make -s --no-print-directory -C ci/tests OUT="$BUILD/tests" || die "suite failed
 cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh "$BUILD/tests/"
 kernel/scripts/kbuild.sh build debug || die "debug kernel build failed"
 
-mkdir -p "$BUILD/results"
 echo "==> [check] host unit tests (minivmm)"
-make -s --no-print-directory -C vmm test > "$BUILD/results/host.tap" 2>&1
-count_tap "$BUILD/results/host.tap"
+host_tests host make -s --no-print-directory -C vmm test
 
 for k in main debug; do
 	if [ $k = main ]; then kdir=$BUILD; else kdir=$BUILD/debug; fi
-	log=$BUILD/results/vm-$k.log
+	log=$RESULTS/vm-$k.log
 	echo "==> [check] regression suite in QEMU, $k kernel"
-	ci/mkinitramfs.sh "$kdir" "$kdir/initramfs.cpio" >/dev/null || die "initramfs"
-	VMRUN_LOG=$log VMRUN_QUIET=1 VMRUN_APPEND=quiet \
+	ci/mkinitramfs.sh -s "$kdir" "$kdir/initramfs.cpio" >/dev/null || die "initramfs"
+	VMRUN_DMESG=1 VMRUN_LOG=$log VMRUN_QUIET=1 VMRUN_APPEND=quiet \
 		ci/vm-run -k "$kdir" -t 1500 /tests/run-suite.sh
 	rc=$?
-	grep -E '^(not )?ok [0-9]+' "$log" > "$BUILD/results/vm-$k.tap"
-	count_tap "$BUILD/results/vm-$k.tap"
-	if [ $rc -eq 124 ]; then
-		incomplete+=("$k")
-		echo "  $k: INCOMPLETE (kernel panic, timeout or no result): $log"
-	elif [ $rc -ne 0 ] && ! grep -qE '^not ok' "$BUILD/results/vm-$k.tap"; then
-		failed=$((failed + 1))
-		echo "  $k: suite failed with status $rc but reported no failure: $log"
-	fi
+	check_vm_tap "vm-$k" "$k" "$log" "$rc"
+	check_console "vm-$k" "$log"
 done
 
 # The unpatched kernel, for real: minivmm refuses it without --no-pvsched
 # (status 2), runs on it with --no-pvsched, and make bench's harness works.
 echo "==> [check] short make bench run, unpatched baseline and pvsched kernel"
-smoke=$BUILD/results/bench-smoke
-rm -f "$smoke.json"
-if kernel/scripts/kbuild.sh build base > "$smoke.log" 2>&1 &&
-   ci/mkinitramfs.sh "$BUILD/base" "$BUILD/base/initramfs.cpio" >/dev/null &&
-   python3 ci/bench.py --iterations 2000 --reps 1 --out "$smoke.json" \
-	>> "$smoke.log" 2>&1; then
-	echo "ok 1 bench: every case ran to completion on both kernels"
+smoke=$RESULTS/bench-smoke
+bench_logs=("$BUILD/bench-base.log" "$BUILD/bench-main.log")
+rm -f "$smoke.json" "${bench_logs[@]}"
+{
+	echo "1..2"
+	if kernel/scripts/kbuild.sh build base > "$smoke.log" 2>&1 &&
+	   ci/mkinitramfs.sh -b "$BUILD/base" "$BUILD/base/initramfs.cpio" >/dev/null &&
+	   VMRUN_DMESG=1 python3 ci/bench.py --iterations 2000 --reps 1 \
+		--out "$smoke.json" >> "$smoke.log" 2>&1; then
+		echo "ok 1 bench: every case ran to completion on both kernels"
+	else
+		echo "not ok 1 bench: short run failed, see $smoke.log"
+	fi
+	if [ -f "$smoke.json" ] && python3 - "$smoke.json" <<-'PY'
+	import json, sys
+	s = json.load(open(sys.argv[1]))["baseline_without_pvsched"]
+	sys.exit(0 if s["status"] == 2 and "no pvsched" in s["message"] else 1)
+	PY
+	then
+		echo "ok 2 bench: unpatched kernel, minivmm without --no-pvsched exits 2"
+	else
+		echo "not ok 2 bench: unpatched kernel, minivmm without --no-pvsched exits 2"
+	fi
+} > "$smoke.tap"
+check_tap bench bench "$smoke.tap"
+# Both VMs booted if the run passed; else scan those that did.
+if grep -q '^ok 1' "$smoke.tap"; then
+	check_console bench "${bench_logs[@]}"
 else
-	echo "not ok 1 bench: short run failed, see $smoke.log"
-fi > "$smoke.tap"
-if [ -f "$smoke.json" ] && python3 - "$smoke.json" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))["baseline_without_pvsched"]
-sys.exit(0 if s["status"] == 2 and "no pvsched" in s["message"] else 1)
-PY
-then
-	echo "ok 2 bench: unpatched kernel, minivmm without --no-pvsched exits 2"
-else
-	echo "not ok 2 bench: unpatched kernel, minivmm without --no-pvsched exits 2"
-fi >> "$smoke.tap"
-count_tap "$smoke.tap"
-
-echo
-if [ ${#incomplete[@]} -ne 0 ]; then
-	echo "incomplete: ${incomplete[*]} (counted as failures)"
-	failed=$((failed + ${#incomplete[@]}))
+	for l in "${bench_logs[@]}"; do
+		[ ! -f "$l" ] || check_console bench "$l"
+	done
 fi
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+
+controls
+summary

@@ -2,14 +2,52 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the test initramfs (build/initramfs.cpio): static busybox from
 # Debian, the kernel's modules, the BPF drivers and their loader, minivmm
-# and its payloads, and the regression suite, all static binaries.
-# Usage: ci/mkinitramfs.sh [KERNEL_OUT_DIR] [OUTPUT]
+# and its payloads, the kernel report patterns and the regression suite,
+# all static binaries. A missing file is an error, not a smaller initramfs.
+#
+# Usage: ci/mkinitramfs.sh [-b] [-s] [KERNEL_OUT_DIR] [OUTPUT]
+#   -b  the unpatched baseline kernel: no pvsched_count.ko, no pvsched-bpf
+#   -s  the regression suite must be there (build/tests, see ci/check.sh)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
+BASELINE=
+SUITE=
+
+die() { echo "mkinitramfs: error: $*" >&2; exit 1; }
+
+# need FILE HOW: FILE must exist, HOW says what makes it.
+need() {
+	[ -e "$1" ] || die "$1 missing ($2)"
+}
+
+while getopts "bs" opt; do
+	case $opt in
+	b) BASELINE=1 ;;
+	s) SUITE=1 ;;
+	*) echo "usage: $0 [-b] [-s] [KDIR] [OUTPUT]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
 KOUT=${1:-$BUILD}
 OUTPUT=${2:-$BUILD/initramfs.cpio}
+
+need /bin/busybox "apt-get install busybox-static"
+need "$ROOT/vmm/minivmm" "make vmm"
+for p in io halt cpuid; do
+	need "$ROOT/guest-payload/$p.bin" "make vmm"
+done
+if [ -z "$BASELINE" ]; then
+	need "$KOUT/modules/pvsched_count.ko" "make kernel"
+	need "$BUILD/bpf/pvsched-bpf" "make bpf"
+fi
+if [ -n "$SUITE" ]; then
+	for t in pvsched_test run-suite.sh minivmm_test.sh; do
+		need "$BUILD/tests/$t" "ci/check.sh builds the suite"
+	done
+fi
+
 STAGE=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$STAGE"' EXIT
 
@@ -18,12 +56,15 @@ mkdir -p "$STAGE"/{bin,sbin,etc,proc,sys,dev,tmp,root,lib/modules,usr/share/mini
 cp /bin/busybox "$STAGE/bin/busybox"
 ln -s busybox "$STAGE/bin/sh"
 cp "$ROOT/ci/init.sh" "$STAGE/init"
-cp "$KOUT"/modules/*.ko "$STAGE/lib/modules/" 2>/dev/null || true
-[ -x "$BUILD/bpf/pvsched-bpf" ] && cp "$BUILD/bpf/pvsched-bpf" "$STAGE/bin/"
-[ -x "$ROOT/vmm/minivmm" ] && cp "$ROOT/vmm/minivmm" "$STAGE/bin/"
-for p in "$ROOT"/guest-payload/*.bin; do
-	[ -f "$p" ] && cp "$p" "$STAGE/usr/share/minivmm/"
-done
+cp "$ROOT/ci/kernel-report-patterns" "$STAGE/etc/"
+if compgen -G "$KOUT/modules/*.ko" >/dev/null; then
+	cp "$KOUT"/modules/*.ko "$STAGE/lib/modules/"
+fi
+if [ -z "$BASELINE" ]; then
+	cp "$BUILD/bpf/pvsched-bpf" "$STAGE/bin/"
+fi
+cp "$ROOT/vmm/minivmm" "$STAGE/bin/"
+cp "$ROOT"/guest-payload/*.bin "$STAGE/usr/share/minivmm/"
 if [ -d "$BUILD/tests" ]; then
 	mkdir -p "$STAGE/tests"
 	cp -r "$BUILD/tests/." "$STAGE/tests/"

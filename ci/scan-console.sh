@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Look for kernel reports (WARNING, BUG, KASAN, UBSAN, lockdep, RCU stalls,
+# lockups, panics: ci/kernel-report-patterns) in VM console logs. Only
+# kernel log lines count, each from its printk timestamp on: the live
+# console and the dmesg dump that ci/vm-run adds with VMRUN_DMESG=1.
+#
+# Usage: ci/scan-console.sh LOG...
+#
+# Prints each offending kernel message once, as "LOG: MESSAGE". Exit
+# status 1 if there is one, 2 if a log is missing, else 0.
+set -euo pipefail
+
+PATTERNS=$(cd "$(dirname "$0")" && pwd)/kernel-report-patterns
+
+[ $# -gt 0 ] || { echo "usage: $0 LOG..." >&2; exit 2; }
+status=0
+for log in "$@"; do
+	if [ ! -r "$log" ]; then
+		echo "scan-console: $log: no such console log" >&2
+		status=2
+		continue
+	fi
+	if sed -n 's/^.*\[ *[0-9]*\.[0-9]*\] //p' "$log" |
+	   grep -E -f <(grep -vE '^(#|$)' "$PATTERNS") |
+	   awk -v f="$log" '!seen[$0]++ { print f ": " $0 }'; then
+		[ $status -ne 0 ] || status=1
+	fi
+done
+exit $status
