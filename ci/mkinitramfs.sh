@@ -46,6 +46,7 @@ if [ -n "$SUITE" ]; then
 	for t in pvsched_test run-suite.sh minivmm_test.sh; do
 		need "$BUILD/tests/$t" "ci/check.sh builds the suite"
 	done
+	need "$KOUT/modules/pvsched_test_drv.ko" "ci/check.sh builds ci/modules"
 fi
 
 STAGE=$(mktemp -d "$BUILD/initramfs.XXXXXX")

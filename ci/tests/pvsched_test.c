@@ -24,7 +24,8 @@
  * are reported as SKIP so that the plan stays the same). Groups: kvm, abi,
  * debugfs, sysctl, counts-module, counts-bpf, bpf-slots, thread-move,
  * vm-close, module-pin, bpf-unload, race, race-hop, race-rmmod, race-bpf,
- * many-vms, kernel-log.
+ * many-vms, guest-mode-replace, vcpu-create-race, count-bound, key-churn,
+ * register-fail, bpf-sleepable, driver-validation, kernel-log.
  *
  * Needs root, debugfs at /sys/kernel/debug and bpffs at /sys/fs/bpf. It
  * loads and unloads pvsched_count and the BPF drivers: run it only in the
@@ -53,6 +54,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <linux/bpf.h>
 #include <linux/kvm.h>
 #include <linux/types.h>
@@ -79,12 +81,16 @@ struct kvm_pvsched_ops {
 #define COUNT_DRV		"pvsched_count"	/* also the module's name */
 #define COUNT_KO		"/lib/modules/pvsched_count.ko"
 #define SAMPLE_DRV		"bpf_pvsched_ops"
+#define SLEEP_DRV		"bpf_pvsched_sleep"
 #define UNKNOWN_DRV		"no_such_pvsched_driver"
 
 #define SYSCTL_DRIVERS		"/proc/sys/kernel/pvsched_available_drivers"
 #define DEBUGFS_KVM		"/sys/kernel/debug/kvm"
 #define COUNT_STATS		"/sys/kernel/debug/pvsched/pvsched_count/stats"
 #define COUNT_RESET		"/sys/kernel/debug/pvsched/pvsched_count/reset"
+#define COUNT_SUMMARY		"/sys/kernel/debug/pvsched/pvsched_count/summary"
+#define COUNT_FAIL_REG		"/sys/kernel/debug/pvsched/pvsched_count/fail_register"
+#define COUNT_RETIRED_MAX	128	/* pvsched_count's bound on retired tasks */
 
 /* Guest: one memslot at GPA 0, real-mode code at GUEST_CODE_GPA. */
 #define GUEST_MEM_SIZE		0x10000UL
@@ -779,7 +785,7 @@ struct task_counts {
 	long long tid, reg, unreg, vmenter, vmexit, halt, intr_inj;
 };
 
-#define MAX_TASKS	64
+#define MAX_TASKS	256
 
 struct counts {
 	int nr;
@@ -1419,9 +1425,10 @@ static void *page_ro(const char *name)
 
 /*
  * A struct kvm_pvsched_ops whose first @valid bytes are the end of a
- * readable and writable page and whose rest is in a PROT_NONE page.
+ * readable and writable page and whose rest is in a page mapped @prot.
  */
-static void *ops_straddling(void **map, size_t valid, const char *name)
+static void *ops_straddling_prot(void **map, size_t valid, const char *name,
+				 int prot)
 {
 	long pg = getpagesize();
 	char *p;
@@ -1429,12 +1436,17 @@ static void *ops_straddling(void **map, size_t valid, const char *name)
 	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	TEST_ASSERT(p != MAP_FAILED, "mmap");
-	TEST_ASSERT(!mprotect(p + pg, pg, PROT_NONE), "mprotect");
+	TEST_ASSERT(!mprotect(p + pg, pg, prot), "mprotect");
 	*map = p;
 	p += pg - valid;
 	memset(p, 0, valid);
 	memcpy(p, name, strlen(name) + 1);
 	return p;
+}
+
+static void *ops_straddling(void **map, size_t valid, const char *name)
+{
+	return ops_straddling_prot(map, valid, name, PROT_NONE);
 }
 
 /* 2. KVM_GET_PVSCHED_OPS and KVM_REPLACE_PVSCHED_OPS. */
@@ -1528,6 +1540,14 @@ static void test_abi(void)
 	p = ops_straddling(&map, 16, NOP_DRV);
 	CHECK_RET(pvsched_replace(vm, p), -EFAULT,
 		  "REPLACE with a struct straddling into a PROT_NONE page fails with EFAULT");
+	munmap(map, 2 * pg);
+	/* Readable, but only the first half writable: no partial write. */
+	p = ops_straddling_prot(&map, 16, NOP_DRV, PROT_READ);
+	memcpy(&in, p, sizeof(in));
+	CHECK_RET(pvsched_replace(vm, p), -EFAULT,
+		  "REPLACE with a struct straddling into a read-only page fails with EFAULT");
+	CHECK(!memcmp(p, &in, sizeof(in)),
+	      "... and leaves the writable half of the buffer as it was, not half a name");
 	munmap(map, 2 * pg);
 	CHECK(vm_driver_is(vm, COUNT_DRV),
 	      "failed REPLACEs (bad pointers) leave the driver unchanged");
@@ -1649,8 +1669,8 @@ static void test_debugfs(void)
 		  -EINVAL, "pwrite at offset 1 fails with EINVAL");
 	CHECK_RET(write_file_at(path, NOP_DRV "\n", strlen(NOP_DRV) + 1, 1),
 		  -EINVAL, "write after lseek to offset 1 fails with EINVAL");
-	CHECK_RET(write_file_at(path, "\n", 1, 5), -EINVAL,
-		  "unassign (\"\\n\") after lseek to offset 5 fails with EINVAL");
+	CHECK_RET(write_file_at(path, "-\n", 2, 5), -EINVAL,
+		  "unassign (\"-\\n\") after lseek to offset 5 fails with EINVAL");
 	r = read_file(path, buf, sizeof(buf));
 	CHECK(r > 0 && !strcmp(buf, COUNT_DRV "\n") &&
 	      vm_driver_is(vm, COUNT_DRV),
@@ -1677,7 +1697,19 @@ static void test_debugfs(void)
 	CHECK(task_is(&mod_count, w->tid, 1, 0, NO_ENTRIES),
 	      "debugfs assign registers the vCPU task");
 
-	CHECK_EQ(write_file(path, "\n", 1, -1), 1, "write \"\\n\" returns 1");
+	/* Nothing but "-" unassigns: an empty write is a mistake. */
+	CHECK_EQ(write_file(path, "\n", 1, -1), -EINVAL,
+		 "write \"\\n\" (an empty line) fails with EINVAL");
+	CHECK_EQ(write_file(path, " \t\n", 3, -1), -EINVAL,
+		 "write of blanks only fails with EINVAL");
+	CHECK_EQ(write_file(path, "", 0, -1), -EINVAL,
+		 "zero-length write fails with EINVAL");
+	CHECK(vm_driver_is(vm, COUNT_DRV) &&
+	      task_is(&mod_count, w->tid, 1, 0, NO_ENTRIES),
+	      "empty writes leave %s assigned and the task registered",
+	      COUNT_DRV);
+	CHECK_EQ(write_file(path, "-\n", 2, -1), 2,
+		 "write \"-\\n\" (unassign) returns 2");
 	r = read_file(path, buf, sizeof(buf));
 	CHECK(r == 1 && !strcmp(buf, "\n"), "read after unassign gives \"\\n\"");
 	CHECK(vm_driver_is(vm, ""), "GET after debugfs unassign returns \"\"");
@@ -2102,7 +2134,7 @@ static void test_module_pin(void)
 	CHECK(worker_run(w, vcpu, 20) &&
 	      task_is(&mod_count, w->tid, 1, 0, 20),
 	      "the reloaded module counts the vCPU: register 1, vmenter >= 20");
-	CHECK_EQ(write_file(path, "\n", 1, -1), 1, "unassign via debugfs");
+	CHECK_EQ(write_file(path, "-\n", 2, -1), 2, "unassign via debugfs (\"-\")");
 	CHECK_RET(module_unload(), 0, "rmmod after the debugfs unassign");
 	CHECK_RET(module_load(), 0, "insmod %s again", COUNT_KO);
 	worker_destroy(w);
@@ -2613,6 +2645,716 @@ static void test_many_vms(void)
 	CHECK_RET(module_load(), 0, "insmod %s again", COUNT_KO);
 }
 
+/* ------------------------------------------------------------------ */
+/* Driver lifetime: guest mode is an RCU quiescent state              */
+/* ------------------------------------------------------------------ */
+
+/* "jmp $": a guest that never exits on its own. */
+static const uint8_t guest_spin[] = { 0xeb, 0xfe };
+
+#define SPIN_CPU	1	/* nohz_full CPU of the debug kernel's boot */
+
+/* pvsched_count's summary line; false if it cannot be read. */
+struct count_summary {
+	long long registered, retired, retired_max, stray;
+};
+
+static bool count_summary(struct count_summary *cs)
+{
+	char buf[256];
+	int r;
+
+	r = read_file(COUNT_SUMMARY, buf, sizeof(buf));
+	if (r < 0) {
+		diag("%s: %s", COUNT_SUMMARY, err_str(r));
+		return false;
+	}
+	if (sscanf(buf, "registered=%lld retired=%lld retired_max=%lld stray=%lld",
+		   &cs->registered, &cs->retired, &cs->retired_max,
+		   &cs->stray) != 4) {
+		diag("%s: malformed \"%s\"", COUNT_SUMMARY, buf);
+		return false;
+	}
+	return true;
+}
+
+/* Callbacks for tasks that were not registered, as pvsched_count saw them. */
+static long long count_stray(void)
+{
+	struct count_summary cs;
+
+	return count_summary(&cs) ? cs.stray : -1;
+}
+
+static bool pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return !sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void unpin(void)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Is @cpu listed in /sys/devices/system/cpu/nohz_full ("1", "1-3,5")? */
+static bool cpu_is_nohz_full(int cpu)
+{
+	char buf[256], *p = buf, *end;
+	long lo, hi;
+
+	if (read_file("/sys/devices/system/cpu/nohz_full", buf, sizeof(buf)) <= 0)
+		return false;
+	while (*p >= '0' && *p <= '9') {
+		lo = hi = strtol(p, &end, 10);
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		if (cpu >= lo && cpu <= hi)
+			return true;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return false;
+}
+
+/* Per-row interrupt counts of @cpu in /proc/interrupts, for diagnostics. */
+#define IRQ_ROWS	64
+
+struct irq_snap {
+	int nr;
+	char name[IRQ_ROWS][16];
+	long long count[IRQ_ROWS];
+};
+
+static void irq_snap(int cpu, struct irq_snap *s)
+{
+	static char buf[65536];
+	char *line, *save, *p, *end;
+	long long v;
+	int i;
+
+	s->nr = 0;
+	if (read_file("/proc/interrupts", buf, sizeof(buf)) <= 0)
+		return;
+	line = strtok_r(buf, "\n", &save);	/* the CPU header */
+	for (line = strtok_r(NULL, "\n", &save); line && s->nr < IRQ_ROWS;
+	     line = strtok_r(NULL, "\n", &save)) {
+		p = line + strspn(line, " ");
+		end = strchr(p, ':');
+		if (!end)
+			continue;
+		snprintf(s->name[s->nr], sizeof(s->name[0]), "%.*s",
+			 (int)(end - p), p);
+		p = end + 1;
+		for (i = 0, v = -1; i <= cpu; i++) {
+			v = strtoll(p, &end, 10);
+			if (end == p)
+				break;
+			p = end;
+		}
+		s->count[s->nr++] = v;
+	}
+}
+
+/* Show the interrupts @cpu took between @a and @b. */
+static void irq_diag(int cpu, const struct irq_snap *a,
+		     const struct irq_snap *b)
+{
+	char out[512] = "";
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < a->nr && i < b->nr; i++) {
+		if (b->count[i] != a->count[i] && len < sizeof(out) - 40)
+			len += snprintf(out + len, sizeof(out) - len, " %s:%lld",
+					a->name[i], b->count[i] - a->count[i]);
+	}
+	diag("CPU %d interrupts meanwhile:%s", cpu, len ? out : " none");
+}
+
+/* A vCPU that spins in the guest on SPIN_CPU, in one KVM_RUN. */
+struct spinner {
+	struct kvm_vm *vm;
+	struct kvm_vcpu *vcpu;
+	pthread_t thread;
+	pid_t tid;
+	bool pinned;
+	int ret, err;		/* KVM_RUN's result and errno */
+};
+
+static void *spinner_fn(void *arg)
+{
+	struct spinner *s = arg;
+
+	s->pinned = pin_to_cpu(SPIN_CPU);
+	WRITE_ONCE(s->tid, gettid());
+	s->ret = __vcpu_ioctl(s->vcpu, KVM_RUN, NULL);
+	s->err = errno;
+	return NULL;
+}
+
+/*
+ * Start a VM with @drv whose vCPU spins in the guest; true once the
+ * driver saw it enter the guest.
+ */
+static bool spinner_start(struct spinner *s, const char *drv)
+{
+	struct task_counts t;
+	double end;
+
+	memset(s, 0, sizeof(*s));
+	s->vm = vm_create();
+	memcpy((char *)s->vm->mem + GUEST_CODE_GPA, guest_spin,
+	       sizeof(guest_spin));
+	s->vcpu = vcpu_add(s->vm);
+	TEST_ASSERT(!pvsched_assign(s->vm, drv, NULL), "assign %s", drv);
+	TEST_ASSERT(!pthread_create(&s->thread, NULL, spinner_fn, s),
+		    "pthread_create");
+	for (end = now() + 10; now() < end; usleep(10000)) {
+		if (!READ_ONCE(s->tid))
+			continue;
+		t = task_get(&mod_count, s->tid);
+		if (t.vmenter > 0)
+			return s->pinned;
+	}
+	diag("the spinning vCPU did not enter the guest within 10 s");
+	return false;
+}
+
+/* Signal the spinner out of KVM_RUN; true if KVM_RUN failed with EINTR. */
+static bool spinner_stop(struct spinner *s)
+{
+	pthread_kill(s->thread, SIGUSR1);
+	pthread_join(s->thread, NULL);
+	if (s->ret != -1 || s->err != EINTR)
+		diag("KVM_RUN of the spinning vCPU returned %d, errno %d (%s), exit reason %u",
+		     s->ret, s->err, strerror(s->err), s->vcpu->run->exit_reason);
+	return s->ret == -1 && s->err == EINTR;
+}
+
+/*
+ * Does the spinner stay in guest mode, i.e. its task sees no VMENTER, for
+ * @ms? On a nohz_full CPU nothing interrupts it.
+ */
+static bool spinner_quiet(struct spinner *s, int ms)
+{
+	struct task_counts a, b;
+
+	a = task_get(&mod_count, s->tid);
+	usleep(ms * 1000);
+	b = task_get(&mod_count, s->tid);
+	if (a.vmenter != b.vmenter)
+		diag("vCPU exited %lld times in %d ms", b.vmenter - a.vmenter,
+		     ms);
+	return a.vmenter == b.vmenter && a.vmenter > 0;
+}
+
+/*
+ * 13. A driver change while a vCPU stays in the guest: on a nohz_full CPU
+ * guest mode is an extended RCU quiescent state, so synchronize_rcu()
+ * does not wait for the vCPU, and the VMEXIT after the change must still
+ * not reach the old driver (nor the module, once unloaded).
+ */
+static void test_guest_mode_replace(void)
+{
+	struct task_counts t1, t2;
+	struct irq_snap ia, ib;
+	struct kvm_vm *holder;
+	struct spinner s;
+	bool nohz = cpu_is_nohz_full(SPIN_CPU);
+
+	diag("CPU %d is %sa nohz_full CPU", SPIN_CPU, nohz ? "" : "not ");
+	TEST_ASSERT(pin_to_cpu(0), "pin the test to CPU 0");
+	CHECK(counts_reset(&mod_count), "reset the counts");
+
+	/* A: another VM keeps the static key on. */
+	holder = vm_create();
+	CHECK_RET(pvsched_assign(holder, NOP_DRV, NULL), 0,
+		  "another VM holds %s", NOP_DRV);
+	CHECK(spinner_start(&s, COUNT_DRV),
+	      "a vCPU pinned to CPU %d spins in the guest with %s",
+	      SPIN_CPU, COUNT_DRV);
+	if (nohz)
+		CHECK(spinner_quiet(&s, 300),
+		      "on nohz_full CPU %d it stays in guest mode, no VM exit for 300 ms",
+		      SPIN_CPU);
+	else
+		skip("CPU 1 not nohz_full: the tick makes the vCPU exit",
+		     "on nohz_full CPU %d it stays in guest mode", SPIN_CPU);
+	irq_snap(SPIN_CPU, &ia);
+	CHECK_RET(pvsched_assign(s.vm, "", NULL), 0,
+		  "REPLACE \"\" from CPU 0 while the vCPU spins");
+	t1 = task_get(&mod_count, s.tid);
+	irq_snap(SPIN_CPU, &ib);
+	irq_diag(SPIN_CPU, &ia, &ib);
+	CHECK(t1.reg == 1 && t1.unreg == 1,
+	      "REPLACE returned: the task is unregistered once");
+	CHECK_EQ(t1.vmenter - t1.vmexit, 0,
+		 "REPLACE forced the vCPU out of guest mode before the unregister: VMEXIT delivered");
+	usleep(100000);
+	CHECK(spinner_stop(&s), "a signal forces the vCPU out of KVM_RUN (EINTR)");
+	t2 = task_get(&mod_count, s.tid);
+	CHECK(task_same(&t1, &t2),
+	      "no callback for the task after its unregister, also at its VM exit");
+	vm_close(s.vm);
+
+	/* B: the module is unloaded while the vCPU is still in the guest. */
+	CHECK(spinner_start(&s, COUNT_DRV), "again, a vCPU spins with %s",
+	      COUNT_DRV);
+	CHECK_RET(pvsched_assign(s.vm, "", NULL), 0, "REPLACE \"\"");
+	CHECK_RET(module_unload(), 0,
+		  "rmmod %s while the vCPU still spins in the guest", COUNT_DRV);
+	usleep(100000);
+	CHECK(spinner_stop(&s),
+	      "the vCPU leaves the guest after the rmmod, without calling into the module");
+	vm_close(s.vm);
+	CHECK_RET(module_load(), 0, "insmod %s again", COUNT_KO);
+
+	/*
+	 * C: no other VM has a driver, so unassigning disables the static key
+	 * with the vCPU in the guest; a VM that enables it again must not
+	 * revive a VMEXIT for the old driver.
+	 */
+	vm_close(holder);
+	CHECK(spinner_start(&s, COUNT_DRV),
+	      "no other VM with a driver: a vCPU spins with %s", COUNT_DRV);
+	CHECK_RET(pvsched_assign(s.vm, "", NULL), 0,
+		  "REPLACE \"\": the last driver of any VM goes");
+	t1 = task_get(&mod_count, s.tid);
+	usleep(1500000);	/* past the deferred static key disable */
+	holder = vm_create();
+	CHECK_RET(pvsched_assign(holder, NOP_DRV, NULL), 0,
+		  "another VM assigns %s: the static key is enabled again",
+		  NOP_DRV);
+	usleep(100000);
+	CHECK(spinner_stop(&s), "a signal forces the vCPU out of KVM_RUN");
+	t2 = task_get(&mod_count, s.tid);
+	CHECK(t1.unreg == 1 && task_same(&t1, &t2),
+	      "no callback for the task after its unregister across the static key's off and on");
+	vm_close(s.vm);
+	vm_close(holder);
+	CHECK_EQ(count_stray(), 0, "%s saw no callback for an unregistered task",
+		 COUNT_DRV);
+	unpin();
+}
+
+/*
+ * 14. vCPUs run by a thread that predicts their fd, before
+ * KVM_CREATE_VCPU returns, against a thread that REPLACEs the VM's driver:
+ * a vCPU must not run before REPLACE can see it.
+ */
+#define CREATE_RACE_SECONDS	20
+#define CREATE_RACE_PER_VM	64	/* VM teardown costs seconds here */
+#define CREATE_RACE_MIN		20	/* vCPUs and REPLACEs to assert */
+
+struct create_race {
+	int target_fd;		/* fd the runner tries, -1 for none */
+	bool stop;
+	unsigned long runs;	/* KVM_RUNs that returned */
+	unsigned long early;	/* of those, before KVM_CREATE_VCPU returned */
+	bool created;		/* KVM_CREATE_VCPU returned for target_fd */
+	int vm_fd;
+	unsigned long replaces, bad;
+};
+
+static void *create_race_runner(void *arg)
+{
+	struct create_race *cr = arg;
+	int fd, r;
+
+	pin_to_cpu(1);
+	while (!READ_ONCE(cr->stop)) {
+		fd = READ_ONCE(cr->target_fd);
+		if (fd < 0)
+			continue;
+		r = ioctl(fd, KVM_RUN, NULL);
+		if (r < 0 && (errno == EBADF || errno == ENOTTY))
+			continue;	/* not (yet) a vCPU fd */
+		if (!READ_ONCE(cr->created))
+			cr->early++;
+		WRITE_ONCE(cr->runs, cr->runs + 1);
+		WRITE_ONCE(cr->target_fd, -1);
+	}
+	return NULL;
+}
+
+static void *create_race_replacer(void *arg)
+{
+	static const char *const names[] = { COUNT_DRV, NOP_DRV, "" };
+	struct create_race *cr = arg;
+	struct kvm_pvsched_ops ops;
+	unsigned long i;
+	int fd, r;
+
+	for (i = 0; !READ_ONCE(cr->stop); i++) {
+		fd = READ_ONCE(cr->vm_fd);
+		ops_fill(&ops, names[i % 3], 0);
+		r = ioctl(fd, KVM_REPLACE_PVSCHED_OPS, &ops) ? -errno : 0;
+		if (!r)
+			cr->replaces++;
+		else if (r != -EBADF)	/* the VM was just closed */
+			cr->bad++;
+		/* Each REPLACE waits for a grace period: let KVM_RUN in. */
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/*
+ * A VM for vCPUs that run from their reset state: memory at the reset
+ * vector (0xfffffff0) holds "out 0x10, al", so that KVM_RUN returns at
+ * once with KVM_EXIT_IO.
+ */
+static int vm_create_reset_vector(void *page)
+{
+	struct kvm_userspace_memory_region region = {
+		.slot = 0,
+		.guest_phys_addr = 0xffff0000UL,
+		.memory_size = 0x10000,
+		.userspace_addr = (uintptr_t)page,
+	};
+	int fd = kvm_ioctl(kvm_fd, KVM_CREATE_VM, 0);
+
+	TEST_ASSERT(!ioctl(fd, KVM_SET_USER_MEMORY_REGION, &region),
+		    "KVM_SET_USER_MEMORY_REGION");
+	TEST_ASSERT(!ioctl(fd, KVM_SET_TSS_ADDR, GUEST_TSS_GPA),
+		    "KVM_SET_TSS_ADDR");
+	return fd;
+}
+
+static void test_vcpu_create_race(void)
+{
+	struct create_race cr = { .target_fd = -1 };
+	int vcpu_fds[CREATE_RACE_PER_VM], fd, pred, nr = 0, vms = 0, i;
+	unsigned long want, created = 0;
+	pthread_t runner, replacer;
+	struct counts c;
+	long long reg = 0, unreg = 0;
+	double end, t, t_create = 0, t_run = 0, t_vm = 0;
+
+	uint8_t *mem;
+
+	CHECK(counts_reset(&mod_count), "reset the counts");
+	TEST_ASSERT(pin_to_cpu(0), "pin the test to CPU 0");
+	mem = mmap(NULL, 0x10000, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	TEST_ASSERT(mem != MAP_FAILED, "mmap");
+	mem[0xfff0] = 0xe6;	/* out 0x10, al */
+	mem[0xfff1] = GUEST_IO_PORT;
+	cr.vm_fd = vm_create_reset_vector(mem);
+	TEST_ASSERT(!pthread_create(&runner, NULL, create_race_runner, &cr),
+		    "pthread_create");
+	TEST_ASSERT(!pthread_create(&replacer, NULL, create_race_replacer, &cr),
+		    "pthread_create");
+
+	end = now() + CREATE_RACE_SECONDS;
+	while (now() < end) {
+		if (nr == CREATE_RACE_PER_VM) {
+			int old = cr.vm_fd;
+
+			t = now();
+			WRITE_ONCE(cr.vm_fd, vm_create_reset_vector(mem));
+			for (i = 0; i < nr; i++)
+				close(vcpu_fds[i]);
+			close(old);
+			nr = 0;
+			vms++;
+			t_vm += now() - t;
+		}
+		/* The lowest free fd is the one KVM_CREATE_VCPU installs. */
+		pred = dup(0);
+		TEST_ASSERT(pred >= 0, "dup");
+		close(pred);
+		want = cr.runs + 1;
+		WRITE_ONCE(cr.created, false);
+		WRITE_ONCE(cr.target_fd, pred);
+		t = now();
+		fd = ioctl(cr.vm_fd, KVM_CREATE_VCPU, nr);
+		t_create += now() - t;
+		WRITE_ONCE(cr.created, true);
+		TEST_ASSERT(fd == pred, "KVM_CREATE_VCPU returned fd %d, predicted %d",
+			    fd, pred);
+		vcpu_fds[nr++] = fd;
+		created++;
+		/* Sleep, not spin: CPU 0 also runs RCU's grace periods. */
+		t = now();
+		while (READ_ONCE(cr.runs) < want && now() < end + 5)
+			usleep(200);
+		t_run += now() - t;
+	}
+	WRITE_ONCE(cr.stop, true);
+	pthread_join(runner, NULL);
+	pthread_join(replacer, NULL);
+	for (i = 0; i < nr; i++)
+		close(vcpu_fds[i]);
+	close(cr.vm_fd);
+	munmap(mem, 0x10000);
+	unpin();
+	diag("%lu vCPUs created in %d VMs, %lu run by the predicting thread (%lu before KVM_CREATE_VCPU returned), %lu REPLACEs",
+	     created, vms + 1, cr.runs, cr.early, cr.replaces);
+	diag("time in KVM_CREATE_VCPU %.1f s, waiting for KVM_RUN %.1f s, replacing VMs %.1f s",
+	     t_create, t_run, t_vm);
+
+	CHECK(created >= CREATE_RACE_MIN && cr.runs == created,
+	      "at least %d vCPUs created, each run by the thread that predicted its fd (%lu)",
+	      CREATE_RACE_MIN, created);
+	CHECK(cr.replaces >= CREATE_RACE_MIN && !cr.bad,
+	      "at least %d REPLACEs landed meanwhile, none failed (%lu)",
+	      CREATE_RACE_MIN, cr.replaces);
+	CHECK(counts_read(&mod_count, &c), "read the counts");
+	for (i = 0; i < c.nr; i++) {
+		reg += c.t[i].reg;
+		unreg += c.t[i].unreg;
+	}
+	CHECK(reg > 0 && reg == unreg,
+	      "every registration was unregistered once all VMs closed (%lld/%lld)",
+	      reg, unreg);
+	CHECK_EQ(count_stray(), 0,
+		 "%s saw no callback for an unregistered task", COUNT_DRV);
+}
+
+/*
+ * 15. pvsched_count's memory is bounded: a vCPU run by ever new threads
+ * leaves the registered task and the most recently retired ones.
+ */
+#define BOUND_THREADS	200
+
+static void test_count_bound(void)
+{
+	struct count_summary cs = { -1, -1, -1, -1 };
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	struct worker *w;
+	int i, ok = 0;
+
+	CHECK(counts_reset(&mod_count), "reset the counts");
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0, "assign %s",
+		  COUNT_DRV);
+	for (i = 0; i < BOUND_THREADS; i++) {
+		w = worker_create();
+		ok += worker_run(w, vcpu, 1);
+		worker_destroy(w);
+	}
+	CHECK_EQ(ok, BOUND_THREADS, "%d threads ran the vCPU once each, one after the other",
+		 BOUND_THREADS);
+	CHECK(count_summary(&cs) && cs.registered == 1 &&
+	      cs.retired == COUNT_RETIRED_MAX &&
+	      cs.retired_max == COUNT_RETIRED_MAX && cs.stray == 0,
+	      "summary: registered=1 retired=%d retired_max=%d stray=0",
+	      COUNT_RETIRED_MAX, COUNT_RETIRED_MAX);
+	CHECK_EQ(counts_nr(&mod_count), COUNT_RETIRED_MAX + 1,
+		 "stats keep %d tasks, not %d", COUNT_RETIRED_MAX + 1,
+		 BOUND_THREADS);
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "unassign");
+	CHECK(count_summary(&cs) && cs.registered == 0 &&
+	      cs.retired == COUNT_RETIRED_MAX,
+	      "after unassign: registered=0 retired=%d", COUNT_RETIRED_MAX);
+	CHECK(counts_reset(&mod_count) && counts_nr(&mod_count) == 0 &&
+	      count_summary(&cs) && cs.retired == 0,
+	      "reset drops the retired tasks");
+	vm_close(vm);
+}
+
+/*
+ * 16. A VMM that flips its VM's driver in a loop does not patch kernel
+ * text on every flip: the static key's disable is deferred.
+ */
+#define CHURN_FLIPS	200
+
+/* Function call IPIs ("CAL" in /proc/interrupts) received by @cpu. */
+static long long cal_ipis(int cpu)
+{
+	static char buf[65536];
+	char *line, *save, *p, *end;
+	long long v = -1;
+	int i;
+
+	if (read_file("/proc/interrupts", buf, sizeof(buf)) <= 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "CAL:", 4))
+			continue;
+		p += 4;
+		for (i = 0; i <= cpu; i++) {
+			v = strtoll(p, &end, 10);
+			if (end == p)
+				return -1;
+			p = end;
+		}
+		return v;
+	}
+	return -1;
+}
+
+static void test_key_churn(void)
+{
+	long long before, after;
+	struct kvm_vm *vm;
+	int i, bad = 0;
+
+	TEST_ASSERT(pin_to_cpu(0), "pin the test to CPU 0");
+	vm = vm_create();
+	usleep(1500000);	/* a pending deferred disable runs */
+	before = cal_ipis(1);
+	for (i = 0; i < CHURN_FLIPS; i++) {
+		bad += !!pvsched_assign(vm, NOP_DRV, NULL);
+		bad += !!pvsched_assign(vm, "", NULL);
+	}
+	after = cal_ipis(1);
+	unpin();
+	CHECK(before >= 0 && after >= 0, "read CPU 1's function call IPIs");
+	CHECK_EQ(bad, 0, "%d flips between %s and no driver succeed",
+		 CHURN_FLIPS, NOP_DRV);
+	diag("CPU 1 received %lld function call IPIs during %d flips",
+	     after - before, CHURN_FLIPS);
+	CHECK(after - before <= 30,
+	      "the flips sent CPU 1 at most 30 function call IPIs (text patching), not one per flip (%lld)",
+	      after - before);
+	vm_close(vm);
+}
+
+/*
+ * 17. A driver that refuses a task: REPLACE fails with its error and the
+ * VM keeps its driver; a new thread of a vCPU runs without callbacks.
+ */
+static void test_register_fail(void)
+{
+	struct kvm_pvsched_ops ops, in;
+	struct kvm_vcpu *vcpu;
+	struct worker *w, *w2;
+	struct kvm_vm *vm;
+
+	CHECK(counts_reset(&mod_count), "reset the counts");
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	w2 = worker_create();
+	CHECK_RET(pvsched_assign(vm, NOP_DRV, NULL), 0, "assign %s", NOP_DRV);
+	CHECK(worker_run(w, vcpu, 5), "the vCPU runs: its task is known");
+
+	CHECK_EQ(write_file(COUNT_FAIL_REG, "1\n", 2, -1), 2,
+		 "%s will refuse the next registration", COUNT_DRV);
+	ops_fill(&in, COUNT_DRV, 0x5a);
+	ops = in;
+	CHECK_RET(pvsched_replace(vm, &ops), -EBUSY,
+		  "REPLACE \"%s\" fails with the driver's error (EBUSY)",
+		  COUNT_DRV);
+	CHECK(!memcmp(&ops, &in, sizeof(ops)),
+	      "... leaves the buffer unchanged");
+	CHECK(vm_driver_is(vm, NOP_DRV), "... and the VM keeps %s", NOP_DRV);
+	CHECK(worker_run(w, vcpu, 5) && task_get(&mod_count, w->tid).reg == -1,
+	      "the vCPU runs on, %s has no entry for its task", COUNT_DRV);
+
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0,
+		  "REPLACE \"%s\" succeeds once it accepts tasks", COUNT_DRV);
+	CHECK(task_is(&mod_count, w->tid, 1, 0, NO_ENTRIES),
+	      "the task is registered");
+	CHECK_EQ(write_file(COUNT_FAIL_REG, "1\n", 2, -1), 2,
+		 "%s will refuse the next registration", COUNT_DRV);
+	CHECK(worker_run(w2, vcpu, 5),
+	      "another thread runs the vCPU, its registration refused");
+	CHECK(task_is(&mod_count, w->tid, 1, 1, 0) &&
+	      task_get(&mod_count, w2->tid).reg == -1,
+	      "the old thread unregistered, the new one has no callbacks");
+	CHECK(vm_driver_is(vm, COUNT_DRV), "the VM keeps %s", COUNT_DRV);
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "unassign");
+	CHECK_EQ(count_stray(), 0,
+		 "no callback and no unregister for the refused task");
+	worker_destroy(w);
+	worker_destroy(w2);
+	vm_close(vm);
+}
+
+/*
+ * 18. Which BPF callbacks may sleep: register and unregister run in process
+ * context and may; notify_event runs in atomic context and may not.
+ */
+static void test_bpf_sleepable(void)
+{
+	struct kvm_vcpu *vcpu;
+	struct worker *w;
+	struct kvm_vm *vm;
+
+	CHECK_EQ(bpf_tool_run("load", "sleep"), 0,
+		 "pvsched-bpf load sleep: sleepable register and unregister are accepted");
+	CHECK(driver_listed(SLEEP_DRV), "%s is listed", SLEEP_DRV);
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	CHECK(worker_run(w, vcpu, 5), "a vCPU runs: its task is known");
+	CHECK_RET(pvsched_assign(vm, SLEEP_DRV, NULL), 0,
+		  "assign %s: its sleepable register program runs", SLEEP_DRV);
+	CHECK(worker_run(w, vcpu, 20), "the vCPU runs 20 times with it");
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0,
+		  "unassign: its sleepable unregister program runs");
+	worker_destroy(w);
+	vm_close(vm);
+	CHECK_EQ(bpf_tool_run("unload", SLEEP_DRV), 0, "unload %s", SLEEP_DRV);
+	CHECK(bpf_tool_run("load", "sleep-notify") != 0 &&
+	      !driver_listed(SLEEP_DRV),
+	      "pvsched-bpf load sleep-notify: a sleepable notify_event is refused");
+}
+
+/* 19. Driver registration refuses bad names and a module without owner. */
+#define TEST_DRV_KO	"/lib/modules/pvsched_test_drv.ko"
+
+/* insmod pvsched_test_drv.ko kind=@kind; rmmod it again if it loaded. */
+static int test_drv_load(const char *kind, bool keep)
+{
+	char params[64];
+	int fd, r;
+
+	snprintf(params, sizeof(params), "kind=%s", kind);
+	fd = open(TEST_DRV_KO, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = syscall(__NR_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	if (!r && !keep)
+		syscall(__NR_delete_module, "pvsched_test_drv", O_NONBLOCK);
+	return r;
+}
+
+static const char *need_test_drv(void)
+{
+	if (need_count())
+		return need_count();
+	return path_exists(TEST_DRV_KO) ? NULL : TEST_DRV_KO " missing";
+}
+
+static void test_driver_validation(void)
+{
+	CHECK_RET(test_drv_load("ok", true), 0,
+		  "a well-formed module driver registers");
+	CHECK(driver_listed("pvsched_test_ok"), "... and is listed");
+	CHECK_RET(syscall(__NR_delete_module, "pvsched_test_drv", O_NONBLOCK) ?
+		  -errno : 0, 0, "... and unloads");
+	CHECK_RET(test_drv_load("space", false), -EINVAL,
+		  "a name with a space is refused with EINVAL");
+	CHECK_RET(test_drv_load("newline", false), -EINVAL,
+		  "a name with a newline is refused with EINVAL");
+	CHECK_RET(test_drv_load("no_owner", false), -EINVAL,
+		  "a module driver with a NULL owner is refused with EINVAL");
+	CHECK_RET(test_drv_load("duplicate", false), -EEXIST,
+		  "a second driver named %s is refused with EEXIST", NOP_DRV);
+	CHECK(!driver_listed("pvsched") && !driver_listed("test") &&
+	      !driver_listed("pvsched_test_noowner") &&
+	      !driver_listed("pvsched_test_ok"),
+	      "none of them is listed");
+}
+
 /* The kernel log since the start of the test. */
 static int kmsg_fd = -1;
 
@@ -2677,8 +3419,8 @@ struct test_group {
 
 static const struct test_group groups[] = {
 	{ "kvm",		5,	test_kvm,		need_kvm },
-	{ "abi",		45,	test_abi,		need_count },
-	{ "debugfs",		30,	test_debugfs,		need_count },
+	{ "abi",		47,	test_abi,		need_count },
+	{ "debugfs",		34,	test_debugfs,		need_count },
 	{ "sysctl",		16,	test_sysctl,		NULL },
 	{ "counts-module",	35,	test_counts_module,	need_count },
 	{ "counts-bpf",		37,	test_counts_bpf,	need_bpf },
@@ -2692,6 +3434,13 @@ static const struct test_group groups[] = {
 	{ "race-rmmod",		8,	test_race_rmmod,	need_count },
 	{ "race-bpf",		6,	test_race_bpf,		need_bpf },
 	{ "many-vms",		11,	test_many_vms,		need_count },
+	{ "guest-mode-replace",	20,	test_guest_mode_replace, need_count },
+	{ "vcpu-create-race",	6,	test_vcpu_create_race,	need_count },
+	{ "count-bound",	8,	test_count_bound,	need_count },
+	{ "key-churn",		3,	test_key_churn,		need_count },
+	{ "register-fail",	16,	test_register_fail,	need_count },
+	{ "bpf-sleepable",	8,	test_bpf_sleepable,	need_bpf },
+	{ "driver-validation",	8,	test_driver_validation,	need_test_drv },
 	{ "kernel-log",		1,	test_kernel_log,	need_kmsg },
 };
 
@@ -2714,6 +3463,8 @@ static void setup_drivers(void)
 		bpf_tool_run("unload", PVSCHED_BPF_COUNT_NAME);
 	if (driver_listed(SAMPLE_DRV))
 		bpf_tool_run("unload", SAMPLE_DRV);
+	if (driver_listed(SLEEP_DRV))
+		bpf_tool_run("unload", SLEEP_DRV);
 }
 
 /* Is group @name selected by the command line (none: all are)? */

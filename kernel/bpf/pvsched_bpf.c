@@ -2,7 +2,7 @@
 /*
  * pvsched-bpf: load, unload and inspect the BPF pvsched drivers.
  *
- *   pvsched-bpf load sample|count|nop
+ *   pvsched-bpf load sample|count|nop|sleep|sleep-notify
  *                                   register a driver; it stays registered
  *                                   after this program exits
  *   pvsched-bpf unload NAME         unregister it (delete its struct_ops map)
@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,11 @@
 #include "pvsched_count.skel.h"
 #include "pvsched_nop.skel.h"
 #include "pvsched_sample.skel.h"
+#include "pvsched_sleep.skel.h"
 
 #define SAMPLE_NAME	"bpf_pvsched_ops"
 #define NOP_NAME	"bpf_pvsched_nop"
+#define SLEEP_NAME	"bpf_pvsched_sleep"
 
 static int verbose;
 
@@ -180,6 +183,44 @@ static int load_nop(void)
 	return err;
 }
 
+/*
+ * bpf_pvsched_sleep with sleepable register and unregister programs, or
+ * with a sleepable notify_event (@notify), which the kernel refuses. The
+ * flag is set here: Debian's libbpf does not know "struct_ops.s" sections.
+ */
+static int load_sleep(bool notify)
+{
+	struct pvsched_sleep_bpf *skel;
+	int err;
+
+	skel = pvsched_sleep_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "pvsched-bpf: opening %s failed: %s\n",
+			SLEEP_NAME, strerror(errno));
+		return -1;
+	}
+	if (notify) {
+		bpf_program__set_flags(skel->progs.pvsched_sleep_notify_event,
+				       BPF_F_SLEEPABLE);
+	} else {
+		bpf_program__set_flags(skel->progs.pvsched_sleep_reg,
+				       BPF_F_SLEEPABLE);
+		bpf_program__set_flags(skel->progs.pvsched_sleep_unreg,
+				       BPF_F_SLEEPABLE);
+	}
+	err = pvsched_sleep_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "pvsched-bpf: loading %s%s failed: %s\n",
+			SLEEP_NAME, notify ? " (sleepable notify_event)" : "",
+			strerror(-err));
+		pvsched_sleep_bpf__destroy(skel);
+		return -1;
+	}
+	err = driver_attach(skel->maps.pvsched_sleep_ops, SLEEP_NAME);
+	pvsched_sleep_bpf__destroy(skel);
+	return err;
+}
+
 static int cmd_load(const char *which)
 {
 	if (!strcmp(which, "count"))
@@ -188,7 +229,11 @@ static int cmd_load(const char *which)
 		return load_sample();
 	if (!strcmp(which, "nop"))
 		return load_nop();
-	fprintf(stderr, "pvsched-bpf: unknown driver '%s' (sample, count, nop)\n",
+	if (!strcmp(which, "sleep"))
+		return load_sleep(false);
+	if (!strcmp(which, "sleep-notify"))
+		return load_sleep(true);
+	fprintf(stderr, "pvsched-bpf: unknown driver '%s' (sample, count, nop, sleep, sleep-notify)\n",
 		which);
 	return -1;
 }
@@ -323,7 +368,7 @@ static int cmd_reset(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pvsched-bpf [-v] load sample|count|nop\n"
+		"usage: pvsched-bpf [-v] load sample|count|nop|sleep|sleep-notify\n"
 		"       pvsched-bpf [-v] unload NAME\n"
 		"       pvsched-bpf stats | reset\n");
 }
