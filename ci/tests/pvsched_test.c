@@ -25,7 +25,8 @@
  * debugfs, sysctl, counts-module, counts-bpf, bpf-slots, thread-move,
  * vm-close, module-pin, bpf-unload, race, race-hop, race-rmmod, race-bpf,
  * many-vms, guest-mode-replace, vcpu-create-race, count-bound, key-churn,
- * register-fail, bpf-sleepable, driver-validation, kernel-log.
+ * register-fail, bpf-sleepable, driver-validation, replace-concurrent,
+ * early-out, kernel-log.
  *
  * Needs root, debugfs at /sys/kernel/debug and bpffs at /sys/fs/bpf. It
  * loads and unloads pvsched_count and the BPF drivers: run it only in the
@@ -3334,6 +3335,38 @@ static const char *need_test_drv(void)
 	return path_exists(TEST_DRV_KO) ? NULL : TEST_DRV_KO " missing";
 }
 
+/* Words in kernel.pvsched_available_drivers. */
+static int drivers_nr(void)
+{
+	char buf[512], *w, *save;
+	int n = 0;
+
+	if (read_file(SYSCTL_DRIVERS, buf, sizeof(buf)) < 0)
+		return -1;
+	for (w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
+		n++;
+	return n;
+}
+
+/* The registry holds PVSCHED_MAX (8) drivers; the ninth gets ENOSPC. */
+static void test_driver_limit(void)
+{
+	char buf[32];
+	int before = drivers_nr(), r;
+
+	CHECK_RET(test_drv_load("many", true), 0,
+		  "registering drivers until the registry is full ends with ENOSPC");
+	r = read_file("/sys/module/pvsched_test_drv/parameters/registered",
+		      buf, sizeof(buf));
+	CHECK(before > 0 && r > 0 && atoi(buf) == 8 - before &&
+	      drivers_nr() == 8,
+	      "%d drivers were registered, %d more fit, then the ninth was refused",
+	      before, r > 0 ? atoi(buf) : -1);
+	CHECK_RET(syscall(__NR_delete_module, "pvsched_test_drv", O_NONBLOCK) ?
+		  -errno : 0, 0, "unloading unregisters them");
+	CHECK_EQ(drivers_nr(), before, "the list is back to %d drivers", before);
+}
+
 static void test_driver_validation(void)
 {
 	CHECK_RET(test_drv_load("ok", true), 0,
@@ -3353,6 +3386,150 @@ static void test_driver_validation(void)
 	      !driver_listed("pvsched_test_noowner") &&
 	      !driver_listed("pvsched_test_ok"),
 	      "none of them is listed");
+	test_driver_limit();
+}
+
+/*
+ * 20. Two threads REPLACE on one VM at once, each installing its own
+ * driver: the previous names handed back must chain, i.e. each installed
+ * name comes back exactly once (but the final one), and "" exactly once.
+ */
+#define CONC_REPLACES	50
+
+struct conc_replacer {
+	pthread_t thread;
+	pthread_barrier_t *start;
+	struct kvm_vm *vm;
+	const char *name;
+	int back_empty, back_count, back_nop, bad;
+};
+
+static void *conc_replacer_fn(void *arg)
+{
+	struct conc_replacer *c = arg;
+	struct kvm_pvsched_ops ops;
+	int i;
+
+	pthread_barrier_wait(c->start);
+	for (i = 0; i < CONC_REPLACES; i++) {
+		usleep(200);	/* let the other thread in */
+		if (pvsched_assign(c->vm, c->name, &ops)) {
+			c->bad++;
+			continue;
+		}
+		if (ops_is(&ops, ""))
+			c->back_empty++;
+		else if (ops_is(&ops, COUNT_DRV))
+			c->back_count++;
+		else if (ops_is(&ops, NOP_DRV))
+			c->back_nop++;
+		else
+			c->bad++;
+	}
+	return NULL;
+}
+
+static void test_replace_concurrent(void)
+{
+	struct conc_replacer a = { .name = COUNT_DRV }, b = { .name = NOP_DRV };
+	pthread_barrier_t start;
+	struct kvm_vcpu *vcpu;
+	struct worker *w;
+	struct kvm_vm *vm;
+	bool final_count;
+
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	worker_loop(w, vcpu);	/* registrations move on every change */
+	a.vm = b.vm = vm;
+	pthread_barrier_init(&start, NULL, 2);
+	a.start = b.start = &start;
+	TEST_ASSERT(!pthread_create(&a.thread, NULL, conc_replacer_fn, &a) &&
+		    !pthread_create(&b.thread, NULL, conc_replacer_fn, &b),
+		    "pthread_create");
+	pthread_join(a.thread, NULL);
+	pthread_join(b.thread, NULL);
+	pthread_barrier_destroy(&start);
+	CHECK(worker_stop(w), "a vCPU ran throughout (%lu runs)",
+	      vcpu->nr_runs);
+	final_count = vm_driver_is(vm, COUNT_DRV);
+	diag("handed back: \"\" %d, %s %d, %s %d; final driver %s",
+	     a.back_empty + b.back_empty, COUNT_DRV,
+	     a.back_count + b.back_count, NOP_DRV, a.back_nop + b.back_nop,
+	     final_count ? COUNT_DRV : NOP_DRV);
+	CHECK(!a.bad && !b.bad, "%d REPLACEs from each of two threads succeed",
+	      CONC_REPLACES);
+	CHECK(final_count || vm_driver_is(vm, NOP_DRV),
+	      "the VM ends with one of the two drivers");
+	CHECK(a.back_empty + b.back_empty == 1 &&
+	      a.back_count + b.back_count == CONC_REPLACES - final_count &&
+	      a.back_nop + b.back_nop == CONC_REPLACES - !final_count,
+	      "every installed name was handed back exactly once (but the last)");
+	CHECK(a.back_nop + b.back_count > 0,
+	      "the two threads interleaved: a name came back to the other thread (%d times)",
+	      a.back_nop + b.back_count);
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "unassign");
+	worker_destroy(w);
+	vm_close(vm);
+}
+
+/*
+ * 21. KVM_RUN calls that leave before entering the guest (immediate_exit,
+ * a pending signal) deliver no VMENTER without its VMEXIT.
+ */
+static void test_early_out(void)
+{
+	struct kvm_signal_mask *kmask;
+	struct task_counts t0, t1;
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, osa;
+	sigset_t block, old;
+	int r, e;
+
+	CHECK(counts_reset(&mod_count), "reset the counts");
+	vm = vm_create();
+	vcpu = vcpu_add(vm);
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0, "assign %s",
+		  COUNT_DRV);
+	CHECK(vcpu_run_n(vcpu, 5), "the vCPU runs 5 times");
+	t0 = task_get(&mod_count, gettid());
+
+	vcpu->run->immediate_exit = 1;
+	r = __vcpu_ioctl(vcpu, KVM_RUN, NULL);
+	e = errno;
+	vcpu->run->immediate_exit = 0;
+	CHECK(r == -1 && e == EINTR, "KVM_RUN with immediate_exit fails with EINTR");
+
+	/* SIGUSR2 pending, blocked in the thread, unblocked in KVM_RUN. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	kmask = calloc(1, sizeof(*kmask) + 8);
+	TEST_ASSERT(kmask, "calloc");
+	kmask->len = 8;		/* the kernel's sigset_t; all unblocked */
+	vcpu_ioctl(vcpu, KVM_SET_SIGNAL_MASK, kmask);
+	raise(SIGUSR2);
+	r = __vcpu_ioctl(vcpu, KVM_RUN, NULL);
+	e = errno;
+	CHECK(r == -1 && e == EINTR,
+	      "KVM_RUN with a pending signal fails with EINTR");
+	vcpu_ioctl(vcpu, KVM_SET_SIGNAL_MASK, NULL);
+	sigaction(SIGUSR2, &ign, &osa);	/* drop it, if still pending */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	sigaction(SIGUSR2, &osa, NULL);
+	free(kmask);
+
+	t1 = task_get(&mod_count, gettid());
+	CHECK(t1.vmenter == t1.vmexit && t1.vmenter == t0.vmenter,
+	      "no VMENTER or VMEXIT from the early-outs, and as many of each (%lld/%lld)",
+	      t1.vmenter, t1.vmexit);
+	CHECK(vcpu_run_n(vcpu, 5) &&
+	      task_is(&mod_count, gettid(), 1, 0, t0.vmenter + 5),
+	      "the vCPU runs on: vmenter == vmexit");
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "unassign");
+	vm_close(vm);
 }
 
 /* The kernel log since the start of the test. */
@@ -3440,7 +3617,9 @@ static const struct test_group groups[] = {
 	{ "key-churn",		3,	test_key_churn,		need_count },
 	{ "register-fail",	16,	test_register_fail,	need_count },
 	{ "bpf-sleepable",	8,	test_bpf_sleepable,	need_bpf },
-	{ "driver-validation",	8,	test_driver_validation,	need_test_drv },
+	{ "driver-validation",	12,	test_driver_validation,	need_test_drv },
+	{ "replace-concurrent",	6,	test_replace_concurrent, need_count },
+	{ "early-out",		8,	test_early_out,		need_count },
 	{ "kernel-log",		1,	test_kernel_log,	need_kmsg },
 };
 

@@ -10,6 +10,9 @@
  *   no_owner    "pvsched_test_noowner" with a NULL owner, which would
  *               leave this module unpinned while a VM calls it: -EINVAL
  *   duplicate   "pvsched_nop", the built-in driver's name: -EEXIST
+ *   many        "pvsched_test_0", "pvsched_test_1", ... until the registry
+ *               is full: loads if that ends with -ENOSPC, and shows how
+ *               many registered in the parameter "registered"
  *
  * Only for the regression suite in the test VM.
  */
@@ -19,7 +22,13 @@
 
 static char *kind = "ok";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "ok, space, newline, no_owner or duplicate");
+MODULE_PARM_DESC(kind, "ok, space, newline, no_owner, duplicate or many");
+
+#define TEST_DRV_MANY	(PVSCHED_MAX + 1)
+
+static unsigned int registered;
+module_param(registered, uint, 0444);
+MODULE_PARM_DESC(registered, "drivers registered by kind=many");
 
 static void test_drv_notify(void *addr, struct pid *pid, u32 event)
 {
@@ -30,6 +39,35 @@ static struct pvsched_vcpu_ops test_drv_ops = {
 	.events = PVSCHED_VCPU_VMEXIT,
 	.owner = THIS_MODULE,
 };
+
+static struct pvsched_vcpu_ops test_drv_many[TEST_DRV_MANY];
+
+static void test_drv_unregister_many(void)
+{
+	while (registered)
+		pvsched_unregister_vcpu_ops(&test_drv_many[--registered]);
+}
+
+/* Register until the registry refuses; only -ENOSPC is expected. */
+static int test_drv_register_many(void)
+{
+	struct pvsched_vcpu_ops *ops;
+	int i, ret = 0;
+
+	for (i = 0; i < TEST_DRV_MANY; i++) {
+		ops = &test_drv_many[i];
+		*ops = test_drv_ops;
+		snprintf(ops->name, sizeof(ops->name), "pvsched_test_%d", i);
+		ret = pvsched_register_vcpu_ops(ops);
+		if (ret)
+			break;
+		registered++;
+	}
+	if (ret == -ENOSPC)
+		return 0;
+	test_drv_unregister_many();
+	return ret ? ret : -E2BIG;
+}
 
 static int __init test_drv_init(void)
 {
@@ -46,6 +84,8 @@ static int __init test_drv_init(void)
 		test_drv_ops.owner = NULL;
 	} else if (!strcmp(kind, "duplicate")) {
 		name = "pvsched_nop";
+	} else if (!strcmp(kind, "many")) {
+		return test_drv_register_many();
 	} else {
 		return -EINVAL;
 	}
@@ -56,7 +96,10 @@ static int __init test_drv_init(void)
 
 static void __exit test_drv_exit(void)
 {
-	pvsched_unregister_vcpu_ops(&test_drv_ops);
+	if (!strcmp(kind, "many"))
+		test_drv_unregister_many();
+	else
+		pvsched_unregister_vcpu_ops(&test_drv_ops);
 }
 
 module_init(test_drv_init);
