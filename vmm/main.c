@@ -32,8 +32,6 @@
 
 #define MAIN_LOOP_NS		5000000		/* 5 ms */
 #define STOP_GRACE_SECONDS	5.0		/* DONE due after params.stop */
-/* LAPIC timer count for 1 ms: KVM's APIC bus runs at 1 GHz by default. */
-#define GUEST_TIMER_COUNT	1000000
 
 struct vm {
 	struct options opts;
@@ -130,9 +128,16 @@ static int vm__load_payload(struct vm *vm)
 	size_t max = payload__max_size(vm->opts.nr_vcpus);
 	struct payload_dirs dirs;
 	char exe[PATH_MAX], err[PATH_MAX + 128];
+	const struct payload_info *pi = payload__info(vm->opts.payload);
 	ssize_t n;
 	int ret, i;
 
+	/* A usage error, before any file is looked for. */
+	if (vm->opts.period_us && pi && !pi->timer) {
+		pr_err("--period-us: payload %s has no timer (only halt, or a payload file of another name)",
+		       pi->name);
+		return EXIT_USAGE;
+	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	payload__dirs(exe, &dirs);
@@ -170,7 +175,7 @@ static void vm__fill_params(struct vm *vm)
 	p->magic = MINIVMM_PARAMS_MAGIC;
 	p->iterations = vm->report.iterations;
 	p->progress_every = vm->info->progress_every;
-	p->timer_count = GUEST_TIMER_COUNT;
+	p->timer_count = vm->report.period_us * MINIVMM_TIMER_COUNT_PER_US;
 	p->nr_vcpus = vm->opts.nr_vcpus;
 	p->stop = 0;
 }
@@ -465,6 +470,8 @@ static int vm__run(struct vm *vm)
 
 	vm->report.iterations = o->seconds ? 0 :
 				o->iterations ?: vm->info->iterations;
+	if (vm->info->timer)
+		vm->report.period_us = o->period_us ?: MINIVMM_DEFAULT_PERIOD_US;
 	kvm__init(&vm->kvm);
 	vm__fail(vm, vm__create(vm));
 	if (!vm->status)

@@ -20,6 +20,7 @@ enum {
 	OPT_PAYLOAD,
 	OPT_ITERATIONS,
 	OPT_SECONDS,
+	OPT_PERIOD_US,
 	OPT_SWITCH,
 	OPT_LIST_DRIVERS,
 	OPT_JSON,
@@ -32,6 +33,7 @@ static const struct option long_options[] = {
 	{ "payload",	  required_argument, NULL, OPT_PAYLOAD },
 	{ "iterations",	  required_argument, NULL, OPT_ITERATIONS },
 	{ "seconds",	  required_argument, NULL, OPT_SECONDS },
+	{ "period-us",	  required_argument, NULL, OPT_PERIOD_US },
 	{ "switch",	  required_argument, NULL, OPT_SWITCH },
 	{ "list-drivers", no_argument,	     NULL, OPT_LIST_DRIVERS },
 	{ "json",	  no_argument,	     NULL, OPT_JSON },
@@ -60,10 +62,14 @@ void options__usage(FILE *f)
 "                       ../guest-payload/ relative to it, then in\n"
 "                       /usr/share/minivmm/; anything with a '/' is a path\n"
 "  --iterations=N       guest iterations per vCPU (default): io port writes\n"
-"                       (100000), cpuid CPUIDs (1000000), halt 1 ms timer\n"
-"                       ticks (1000)\n"
+"                       (100000), cpuid CPUIDs (1000000), halt timer ticks\n"
+"                       (1000)\n"
 "  --seconds=S          run S seconds instead (decimals allowed), then ask\n"
 "                       the guest to stop; excludes --iterations\n"
+"  --period-us=N        halt payload: LAPIC timer period in microseconds,\n"
+"                       1..%llu (default %llu, the timer count is N * %llu);\n"
+"                       also passed to a payload given by a path of another\n"
+"                       name; a usage error with io or cpuid (no timer)\n"
 "  --switch=NAME@S      replace the driver with NAME S seconds after the\n"
 "                       vCPUs start (@S alone unassigns); repeatable, up\n"
 "                       to %d times\n"
@@ -81,7 +87,9 @@ void options__usage(FILE *f)
 "Exit status: %d ok, %d usage error, %d kernel without pvsched support (a\n"
 "run with --no-pvsched never gives it), %d any other failure (KVM, guest,\n"
 "unknown driver), 128+N stopped by signal N (SIGINT, SIGTERM).\n",
-		MINIVMM_MAX_VCPUS, MINIVMM_MAX_SWITCHES, EXIT_OK, EXIT_USAGE,
+		MINIVMM_MAX_VCPUS, MINIVMM_MAX_PERIOD_US,
+		MINIVMM_DEFAULT_PERIOD_US, MINIVMM_TIMER_COUNT_PER_US,
+		MINIVMM_MAX_SWITCHES, EXIT_OK, EXIT_USAGE,
 		EXIT_NO_PVSCHED, EXIT_FAILED);
 }
 
@@ -240,6 +248,16 @@ static int options__one(struct options *opts, int c, const char *arg,
 			fprintf(err,
 				"minivmm: --seconds: '%s' is not a number in (0, %g]\n",
 				arg, MINIVMM_MAX_SECONDS);
+			return -1;
+		}
+		return 0;
+	case OPT_PERIOD_US:
+		if (options__parse_count(arg, MINIVMM_MAX_PERIOD_US,
+					 &opts->period_us)) {
+			fprintf(err,
+				"minivmm: --period-us: '%s' is not in 1..%llu (microseconds; the timer count, %llu per us, must fit in 32 bits)\n",
+				arg, MINIVMM_MAX_PERIOD_US,
+				MINIVMM_TIMER_COUNT_PER_US);
 			return -1;
 		}
 		return 0;

@@ -12,6 +12,15 @@
 #define MINIVMM_MAX_SWITCHES	16
 #define MINIVMM_MAX_SECONDS	86400.0
 
+/*
+ * The timer payload's LAPIC timer: KVM's APIC bus runs at 1 GHz and the
+ * payload divides by 1, so a period of N us is an initial count of
+ * N * 1000, which must fit in the 32-bit TMICT register.
+ */
+#define MINIVMM_TIMER_COUNT_PER_US	1000ULL
+#define MINIVMM_DEFAULT_PERIOD_US	1000ULL
+#define MINIVMM_MAX_PERIOD_US		(0xffffffffULL / MINIVMM_TIMER_COUNT_PER_US)
+
 /* Exit statuses (documented in --help and README.md). */
 #define EXIT_OK			0
 #define EXIT_USAGE		1	/* bad command line */
@@ -32,6 +41,7 @@ struct options {
 	const char *payload;		/* a name, or a path if it has a '/' */
 	unsigned long long iterations;	/* 0: not given */
 	double seconds;			/* 0: not given */
+	unsigned long long period_us;	/* --period-us, 0: not given */
 	struct pvsched_switch switches[MINIVMM_MAX_SWITCHES];
 	unsigned int nr_switches;	/* sorted by time */
 	bool list_drivers;

@@ -19,15 +19,18 @@
 static const struct payload_info payloads[] = {
 	{ .name = "io", .work_port = true,
 	  .iterations = 100000, .progress_every = 10000 },
-	{ .name = "halt", .irqchip = true,
+	{ .name = "halt", .irqchip = true, .timer = true,
 	  .iterations = 1000, .progress_every = 250 },
 	{ .name = "cpuid",
 	  .iterations = 1000000, .progress_every = 100000 },
 };
 
-/* Any other file: give it an irqchip, in case it uses the LAPIC. */
+/*
+ * Any other file: give it an irqchip and a timer count, in case it uses the
+ * LAPIC.
+ */
 static const struct payload_info payload_other = {
-	.name = "other", .irqchip = true,
+	.name = "other", .irqchip = true, .timer = true,
 	.iterations = 100000, .progress_every = 10000,
 };
 

@@ -18,6 +18,7 @@ struct payload_info {
 	const char *name;
 	bool irqchip;			/* needs the in-kernel irqchip */
 	bool work_port;			/* one MINIVMM_WORK_PORT write each */
+	bool timer;			/* gets params.timer_count (--period-us) */
 	unsigned long long iterations;	/* default iteration count */
 	unsigned long long progress_every;
 };

@@ -30,6 +30,8 @@ static void report__text_header(FILE *f, const struct report *r)
 		fprintf(f, "%llu iterations", r->iterations);
 	else
 		fprintf(f, "%g s", o->seconds);
+	if (r->period_us)
+		fprintf(f, ", timer period %llu us", r->period_us);
 	fprintf(f, ", ran %.3f s: ", r->elapsed);
 	if (r->signal)
 		fprintf(f, "stopped by signal %d\n", r->signal);
@@ -219,6 +221,10 @@ void report__json(FILE *f, const struct report *r)
 	else
 		fprintf(f, "\"iterations\":null,\"seconds\":%g,",
 			r->opts->seconds);
+	if (r->period_us)
+		fprintf(f, "\"period_us\":%llu,", r->period_us);
+	else
+		fprintf(f, "\"period_us\":null,");
 	fprintf(f, "\"elapsed\":%.3f,", r->elapsed);
 	report__json_driver(f, r);
 	report__json_switches(f, r);

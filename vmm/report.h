@@ -32,6 +32,7 @@ struct report {
 	const struct options *opts;
 	const char *payload;		/* resolved path */
 	unsigned long long iterations;	/* target per vCPU, 0 with --seconds */
+	unsigned long long period_us;	/* timer period, 0: payload without */
 	double elapsed;			/* seconds the vCPUs ran */
 	char initial[PVSCHED_OPS_NAME_SIZE];	/* when the VM was created */
 	char final[PVSCHED_OPS_NAME_SIZE];	/* at the end */

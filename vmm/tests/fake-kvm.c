@@ -10,7 +10,8 @@
  *
  *   io (default)  one work port write per KVM_RUN, then DONE
  *   cpuid         iterations handled "in the kernel", PROGRESS and DONE
- *   halt          one 1 ms tick per KVM_RUN (needs the irqchip)
+ *   halt          one tick per KVM_RUN, params.timer_count ns long (the
+ *                 APIC bus's 1 GHz); needs the irqchip and a count
  *   hang          KVM_RUN creates the file ./running, sleeps until a signal
  *   shutdown      KVM_EXIT_SHUTDOWN
  *   fail          FAIL(exception #GP)
@@ -322,10 +323,16 @@ static int step_cpuid(struct fake_vcpu *v)
 
 static int step_halt(struct fake_vcpu *v)
 {
-	struct timespec ts = { .tv_nsec = 1000000 };
+	__u64 ns = params()->timer_count;
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000,
+		.tv_nsec = ns % 1000000000,
+	};
 
 	if (!irqchip)
 		return fail(EINVAL);
+	if (!ns)	/* as halt.S does */
+		return ucall(v, UCALL_FAIL, FAIL_BAD_PARAMS);
 	if (nanosleep(&ts, NULL))
 		return fail(EINTR);
 	v->n++;

@@ -184,6 +184,52 @@ static void test_run_ns(void)
 	      ns_per_iter > 0, "text: run_s and ns/iter per vCPU");
 }
 
+/*
+ * --period-us: the fake halt guest sleeps params.timer_count ns per tick,
+ * so run_ns shows the count minivmm passed.
+ */
+static void test_period_us(void)
+{
+	run("FAKE_KVM_GUEST=halt", "--vcpus=2 --iterations=10 --period-us=5000 "
+	    "--json " HALT, NULL);
+	check(status == 0 && strstr(out, ",\"period_us\":5000,") &&
+	      count(out, "\"result\":\"done\",\"count\":10,") == 2 &&
+	      run_ns_ok(2, 50000000),
+	      "halt --period-us=5000: 10 ticks take 50 ms, JSON period_us");
+	run("FAKE_KVM_GUEST=halt", "--iterations=5 --json " HALT, NULL);
+	check(status == 0 && strstr(out, ",\"period_us\":1000,"),
+	      "halt: period_us 1000 by default");
+	run("FAKE_KVM_GUEST=halt", "--iterations=5 --period-us=2000 " HALT,
+	    NULL);
+	check(status == 0 && strstr(out, ", timer period 2000 us, ran "),
+	      "halt text report: timer period");
+	run("", "--iterations=10 --json " IO, NULL);
+	check(status == 0 && strstr(out, ",\"period_us\":null,"),
+	      "io: period_us null");
+	run("FAKE_KVM_GUEST=halt", NULL,
+	    "cp $P/halt.bin tick.bin && $VMM --iterations=5 --period-us=3000 --json --payload=./tick.bin");
+	check(status == 0 && strstr(out, ",\"period_us\":3000,") &&
+	      run_ns_ok(1, 15000000),
+	      "--period-us with a payload file of another name");
+	run("", "--period-us=1000 " IO, NULL);
+	check(status == 1 && !*out &&
+	      !strcmp(err, "minivmm: --period-us: payload io has no timer (only halt, or a payload file of another name)\n"),
+	      "--period-us with io: usage error, exit 1, one line");
+	run("", "--period-us=1000 --payload=cpuid", NULL);
+	check(status == 1 && !*out && count(err, "\n") == 1 &&
+	      strstr(err, "payload cpuid has no timer"),
+	      "--period-us with cpuid: usage error, exit 1");
+	run("", "--period-us=0 " HALT, NULL);
+	check(status == 1 && !*out &&
+	      !strncmp(err, "minivmm: --period-us: '0' is not in 1..4294967 ",
+		       47) && count(err, "\n") == 2 &&
+	      strstr(err, "\nTry 'minivmm --help'.\n"),
+	      "--period-us=0: usage error, exit 1");
+	run("", "--period-us=4294968 " HALT, NULL);
+	check(status == 1 && !*out && strstr(err, "must fit in 32 bits"),
+	      "--period-us=4294968: the count would overflow, exit 1");
+}
+
 static void test_no_pvsched(void)
 {
 	run(NO_CAP " " TRACE, "--no-pvsched --vcpus=2 --iterations=1000 " IO,
@@ -273,6 +319,7 @@ void test_fake(void)
 	diag("fake KVM runs");
 	test_runs();
 	test_run_ns();
+	test_period_us();
 	test_no_pvsched();
 	test_errors();
 }

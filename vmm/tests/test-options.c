@@ -32,6 +32,15 @@ static enum options_action parse_v(const char *const *args)
 #define accepts(...)	(parse(__VA_ARGS__) == OPTIONS_RUN)
 #define rejects(...)	(parse(__VA_ARGS__) == OPTIONS_ERROR)
 
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
 static void test_defaults_and_flags(void)
 {
 	ok(parse_v((const char *const[]){ NULL }) == OPTIONS_RUN,
@@ -39,8 +48,8 @@ static void test_defaults_and_flags(void)
 	ok(opts.nr_vcpus == 1 && !strcmp(opts.payload, "io") &&
 	   !opts.iterations && !opts.seconds && !opts.pvsched_set &&
 	   !opts.nr_switches && !opts.json && !opts.list_drivers &&
-	   !opts.no_pvsched,
-	   "defaults: 1 vCPU, io, no driver change, pvsched used");
+	   !opts.no_pvsched && !opts.period_us,
+	   "defaults: 1 vCPU, io, no driver change, pvsched used, no period");
 	ok(parse("--help") == OPTIONS_HELP, "--help");
 	ok(parse("-h") == OPTIONS_HELP, "-h");
 	ok(parse("--version") == OPTIONS_VERSION, "--version");
@@ -100,6 +109,33 @@ static void test_iterations_seconds(void)
 	   "--seconds with --iterations");
 }
 
+static void test_period_us(void)
+{
+	ok(accepts("--period-us=20000") && opts.period_us == 20000,
+	   "--period-us=20000");
+	ok(accepts("--period-us", "1") && opts.period_us == 1,
+	   "--period-us 1 (min)");
+	ok(accepts("--period-us=4294967") && opts.period_us == 4294967 &&
+	   opts.period_us * MINIVMM_TIMER_COUNT_PER_US <= 0xffffffffULL,
+	   "--period-us=4294967 (max): count 4294967000 fits in 32 bits");
+	ok(rejects("--period-us=4294968") &&
+	   !strcmp(errbuf,
+		   "minivmm: --period-us: '4294968' is not in 1..4294967 (microseconds; the timer count, 1000 per us, must fit in 32 bits)\n"),
+	   "--period-us=4294968: count overflows 32 bits, one line");
+	ok(rejects("--period-us=0") && strstr(errbuf, "'0' is not in 1..") &&
+	   lines(errbuf) == 1, "--period-us=0: one line");
+	ok(rejects("--period-us=18446744073709551616"),
+	   "--period-us beyond 64 bits");
+	ok(rejects("--period-us=-1"), "--period-us=-1");
+	ok(rejects("--period-us=1e3"), "--period-us=1e3");
+	ok(rejects("--period-us=20ms"), "--period-us=20ms");
+	ok(rejects("--period-us=+5"), "--period-us=+5");
+	ok(rejects("--period-us="), "--period-us= (empty)");
+	ok(rejects("--period-us"), "--period-us without a value");
+	ok(accepts("--payload=io", "--period-us=50"),
+	   "--period-us with io parses (the payload check comes later)");
+}
+
 static void test_pvsched_payload(void)
 {
 	ok(accepts("--pvsched=pvsched_count") && opts.pvsched_set &&
@@ -115,15 +151,6 @@ static void test_pvsched_payload(void)
 	ok(accepts("--payload=./x.bin") && !strcmp(opts.payload, "./x.bin"),
 	   "--payload=PATH");
 	ok(rejects("--payload="), "--payload= (empty)");
-}
-
-static int lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
 }
 
 static void test_no_pvsched(void)
@@ -208,6 +235,9 @@ static void test_usage(void)
 	ok(strstr(buf, "  --no-pvsched  ") && strstr(buf, "KVM_CAP_PVSCHED") &&
 	   strstr(buf, "excludes --pvsched and --switch"),
 	   "--help documents --no-pvsched");
+	ok(strstr(buf, "  --period-us=N  ") && strstr(buf, "1..4294967") &&
+	   strstr(buf, "default 1000") && strstr(buf, "io or cpuid"),
+	   "--help documents --period-us");
 }
 
 void test_options(void)
@@ -216,6 +246,7 @@ void test_options(void)
 	test_defaults_and_flags();
 	test_vcpus();
 	test_iterations_seconds();
+	test_period_us();
 	test_pvsched_payload();
 	test_no_pvsched();
 	test_switch();

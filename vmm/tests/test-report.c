@@ -80,8 +80,8 @@ static void test_outputs(void)
 	fclose(f);
 	ok(strstr(out, "{\"ok\":true,\"signal\":0,\"payload\":"
 		  "\"/p/io.bin\",\"vcpus\":2,\"iterations\":100,"
-		  "\"seconds\":null,") != NULL,
-	   "JSON header");
+		  "\"seconds\":null,\"period_us\":null,\"elapsed\":") != NULL,
+	   "JSON header, period_us null for a payload without a timer");
 	ok(strstr(out, "\"driver\":{\"initial\":\"\",\"requested\":"
 		  "\"pvsched_count\",\"final\":\"pvsched_count\","
 		  "\"stats_reset\":\"done\"}") != NULL, "JSON driver");
@@ -111,6 +111,23 @@ static void test_outputs(void)
 	   strstr(out, "switch at 9s to x: not-reached\n"), "text switches");
 	ok(strstr(out, "   0    4321 done") && strstr(out, "   1    4322 done"),
 	   "text rows");
+	ok(strstr(out, "payload /p/io.bin, 2 vCPUs, 100 iterations, ran ") != NULL,
+	   "text header without a timer period");
+
+	r.payload = "/p/halt.bin";
+	r.period_us = 20000;
+	f = open_out();
+	report__json(f, &r);
+	fclose(f);
+	ok(strstr(out, "\"iterations\":100,\"seconds\":null,"
+		  "\"period_us\":20000,\"elapsed\":") != NULL,
+	   "JSON period_us of a timer payload");
+	f = open_out();
+	report__text(f, &r);
+	fclose(f);
+	ok(strstr(out, "payload /p/halt.bin, 2 vCPUs, 100 iterations, "
+		  "timer period 20000 us, ran ") != NULL,
+	   "text header with the timer period");
 	ok(strstr(out, " intr_inj      run_s    ns/iter\n") &&
 	   strstr(out, "   0.002500    25000.0\n") &&
 	   strstr(out, "        -          -          -\n"),
