@@ -19,7 +19,7 @@ if [ -x /run.sh ]; then
 	/run.sh
 	echo "PVSCHED-EXIT-STATUS=$?"
 else
-	echo "pvsched test VM: minivmm, pvsched-bpf, modules in /lib/modules"
+	echo "pvsched test VM: minivmm, pvsched-bpf, jq, modules in /lib/modules"
 	setsid cttyhack sh -l
 fi
 sync

@@ -3,7 +3,10 @@
 # Build the test initramfs (build/initramfs.cpio): static busybox from
 # Debian, the kernel's modules, the BPF drivers and their loader, minivmm
 # and its payloads, the kernel report patterns and the regression suite,
-# all static binaries. A missing file is an error, not a smaller initramfs.
+# all static binaries, and Debian's jq (for the JSON checks of
+# minivmm_test.sh), which is dynamic: it comes with the shared libraries
+# and the dynamic loader that ldd lists, each at its host path. A missing
+# file is an error, not a smaller initramfs.
 #
 # Usage: ci/mkinitramfs.sh [-b] [-s] [KERNEL_OUT_DIR] [OUTPUT]
 #   -b  the unpatched baseline kernel: no pvsched_count.ko, no pvsched-bpf
@@ -34,6 +37,20 @@ KOUT=${1:-$BUILD}
 OUTPUT=${2:-$BUILD/initramfs.cpio}
 
 need /bin/busybox "apt-get install busybox-static"
+JQ=/usr/bin/jq
+need $JQ "apt-get install jq, or scripts/deps.sh"
+# The absolute paths in ldd's output: "lib => /path (addr)", "/loader (addr)".
+JQ_LIBS=$(ldd $JQ) || die "ldd $JQ failed"
+if grep -q "not found" <<< "$JQ_LIBS"; then
+	die "ldd $JQ: $JQ_LIBS"
+fi
+JQ_LIBS=$(awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+	       $1 ~ /^\// { print $1 }' <<< "$JQ_LIBS")
+grep -qx /lib64/ld-linux-x86-64.so.2 <<< "$JQ_LIBS" ||
+	die "ldd $JQ names no /lib64/ld-linux-x86-64.so.2"
+for lib in $JQ_LIBS; do
+	need "$lib" "ldd $JQ names it"
+done
 need "$ROOT/vmm/minivmm" "make vmm"
 for p in io halt cpuid; do
 	need "$ROOT/guest-payload/$p.bin" "make vmm"
@@ -65,6 +82,12 @@ if [ -z "$BASELINE" ]; then
 	cp "$BUILD/bpf/pvsched-bpf" "$STAGE/bin/"
 fi
 cp "$ROOT/vmm/minivmm" "$STAGE/bin/"
+mkdir -p "$STAGE/usr/bin"
+cp $JQ "$STAGE/usr/bin/jq"
+for lib in $JQ_LIBS; do
+	mkdir -p "$STAGE$(dirname "$lib")"
+	cp -L "$lib" "$STAGE$lib"	# the file, not the link to it
+done
 cp "$ROOT"/guest-payload/*.bin "$STAGE/usr/share/minivmm/"
 if [ -d "$BUILD/tests" ]; then
 	mkdir -p "$STAGE/tests"

@@ -9,7 +9,7 @@ PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev
 	dwarves pahole python3 perl kmod rsync git xz-utils
 	clang llvm bpftool libbpf-dev zlib1g-dev
-	qemu-system-x86 cpio busybox-static ccache
+	qemu-system-x86 cpio busybox-static ccache jq
 )
 
 missing=()
