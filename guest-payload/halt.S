@@ -3,7 +3,8 @@
  * halt: program this vCPU's local APIC timer in periodic mode and sit in a
  * "sti; hlt" loop. Every timer interrupt is a tick; an iteration is a tick.
  * With KVM's in-kernel irqchip the HLTs and the interrupt injections are
- * handled in the kernel: only PROGRESS and DONE reach the VMM.
+ * handled in the kernel: only PROGRESS and DONE reach the VMM (and
+ * DUP_IRQS, see timer_isr).
  *
  * Needs KVM_CREATE_IRQCHIP. The xAPIC is at its reset address, which the
  * VMM's page tables map.
@@ -56,6 +57,11 @@ _start:
 .Ldone:
 	movl	$APIC_LVT_MASKED, APIC_LVTT(%rbx)
 	movl	$0, APIC_TMICT(%rbx)
+	mov	VCPU_DUP_IRQS(%r15), %rsi
+	test	%rsi, %rsi
+	jz	.Lno_dups
+	UCALL	UCALL_DUP_IRQS, %rsi
+.Lno_dups:
 	UCALL	UCALL_DONE, %r12
 	HALT_FOREVER
 
@@ -104,13 +110,32 @@ set_gate:
 	movq	$0, idt + 8(%rdi)
 	ret
 
+/*
+ * A tick, unless the interrupted code is this handler itself: an interrupt
+ * gate clears IF, so a CPU never delivers the timer vector there, but
+ * QEMU's TCG does when it emulates SVM for a nested KVM. Its VMRUN
+ * delivers the interrupt that KVM injected (EVENTINJ) and leaves the
+ * vector in its pending-exception slot; a kick of the vCPU before anything
+ * overwrites the slot delivers it once more, at the first instruction of
+ * the handler. That copy is no interrupt KVM injected: count it apart, and
+ * do not EOI, the original does.
+ */
 timer_isr:
-	incq	VCPU_TICKS(%r15)
 	push	%rax
+	mov	8(%rsp), %rax			/* the interrupted RIP */
+	sub	$timer_isr, %rax
+	cmp	$(timer_isr_end - timer_isr), %rax
+	jb	.Lduplicate
+	incq	VCPU_TICKS(%r15)
 	mov	$LAPIC_BASE, %eax
 	movl	$0, APIC_EOI(%rax)
 	pop	%rax
 	iretq
+.Lduplicate:
+	incq	VCPU_DUP_IRQS(%r15)
+	pop	%rax
+	iretq
+timer_isr_end:
 
 spurious_isr:
 	iretq

@@ -30,6 +30,7 @@
 #define UCALL_PROGRESS		1	/* arg: iterations done so far */
 #define UCALL_DONE		2	/* arg: iterations done in total */
 #define UCALL_FAIL		3	/* arg: one of the FAIL_* codes */
+#define UCALL_DUP_IRQS		4	/* arg: duplicate deliveries, see halt.S */
 
 /* FAIL codes. */
 #define FAIL_BAD_PARAMS		0x001	/* params magic mismatch */

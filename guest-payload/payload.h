@@ -3,7 +3,8 @@
  * Assembly helpers shared by the payloads.
  *
  * Register conventions, set up by PAYLOAD_ENTRY:
- *   %r15  per-vCPU area on this vCPU's stack (ucall block, tick count)
+ *   %r15  per-vCPU area on this vCPU's stack (ucall block, tick count,
+ *         duplicate interrupt count)
  *   %r12  iterations done
  *   %r13  iteration target (0: run until the VMM sets params.stop)
  *   %r14  next iteration count at which to send PROGRESS
@@ -19,6 +20,7 @@
 /* Per-vCPU area, at %r15. */
 #define VCPU_UCALL		0
 #define VCPU_TICKS		UCALL_SIZE
+#define VCPU_DUP_IRQS		(UCALL_SIZE + 8)
 #define VCPU_AREA_SIZE		32
 
 #define PARAM(field)		(MINIVMM_PARAMS_GPA + PARAMS_##field)
@@ -43,6 +45,7 @@
 	sub	$VCPU_AREA_SIZE, %rsp
 	mov	%rsp, %r15
 	movq	$0, VCPU_TICKS(%r15)
+	movq	$0, VCPU_DUP_IRQS(%r15)
 	movabs	$MINIVMM_PARAMS_MAGIC, %rax
 	cmp	%rax, PARAM(MAGIC)
 	je	.Lparams_ok\@

@@ -215,6 +215,9 @@ static enum kvm_cpu_state kvm_cpu__ucall(struct kvm_cpu *cpu, __u32 gpa)
 	case UCALL_DONE:
 		cpu->done = uc.arg;
 		return KVM_CPU_DONE;
+	case UCALL_DUP_IRQS:
+		cpu->dup_irqs += uc.arg;
+		return KVM_CPU_RUNNING;
 	case UCALL_FAIL:
 		return kvm_cpu__guest_fail(cpu, uc.arg);
 	}

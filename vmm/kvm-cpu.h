@@ -44,6 +44,7 @@ struct kvm_cpu {
 	unsigned long long work_writes;	/* MINIVMM_WORK_PORT writes */
 	unsigned long long progress;	/* last PROGRESS(n) */
 	unsigned long long done;	/* DONE(n) */
+	unsigned long long dup_irqs;	/* sum of DUP_IRQS(n) */
 	unsigned long long fail_code;	/* FAIL(code) */
 	/* CLOCK_MONOTONIC ns: before the first KVM_RUN, when the loop ended. */
 	unsigned long long run_start_ns;

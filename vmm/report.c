@@ -118,6 +118,12 @@ void report__text(FILE *f, const struct report *r)
 		report__text_run(f, cpu);
 		fputc('\n', f);
 	}
+	for (i = 0; i < r->nr_cpus; i++) {
+		cpu = &r->cpus[i];
+		if (cpu->dup_irqs)
+			fprintf(f, "vcpu%u: %llu duplicate timer interrupt deliveries, not counted as ticks (DUP_IRQS)\n",
+				cpu->id, cpu->dup_irqs);
+	}
 }
 
 void report__json_string(FILE *f, const char *s)
@@ -190,11 +196,13 @@ static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
 
 	fprintf(f,
 		"{\"index\":%u,\"tid\":%d,\"result\":\"%s\",\"count\":%llu,"
-		"\"progress\":%llu,\"run_ns\":%llu,\"exits\":{\"io\":%llu,"
-		"\"mmio\":%llu,\"hlt\":%llu,\"other\":%llu},\"callbacks\":",
+		"\"progress\":%llu,\"dup_irqs\":%llu,\"run_ns\":%llu,"
+		"\"exits\":{\"io\":%llu,\"mmio\":%llu,\"hlt\":%llu,"
+		"\"other\":%llu},\"callbacks\":",
 		cpu->id, (int)cpu->tid, kvm_cpu__state_name(cpu->state),
-		cpu->done, cpu->progress, kvm_cpu__run_ns(cpu), cpu->exits.io,
-		cpu->exits.mmio, cpu->exits.hlt, cpu->exits.other);
+		cpu->done, cpu->progress, cpu->dup_irqs, kvm_cpu__run_ns(cpu),
+		cpu->exits.io, cpu->exits.mmio, cpu->exits.hlt,
+		cpu->exits.other);
 	if (s->source == STATS_NONE) {
 		fprintf(f, "null}");
 		return;

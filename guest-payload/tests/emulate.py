@@ -37,6 +37,7 @@ class Vm:
         self.work = 0
         self.progress = []
         self.done = None
+        self.dup_irqs = []
         self.fail = None
         self.lapic = {}
         self.stopped = False
@@ -59,6 +60,9 @@ class Vm:
                 self.done = arg; uc.emu_stop(); self.stopped = True
             elif cmd == 3:
                 self.fail = arg; uc.emu_stop(); self.stopped = True
+            elif cmd == 4:
+                assert self.done is None, 'DUP_IRQS after DONE'
+                self.dup_irqs.append(arg)
             else:
                 raise Exception('bad ucall %d' % cmd)
         else:
@@ -157,6 +161,44 @@ while not vm.stopped:
     assert vm.rip == rip + 1, (hex(vm.rip), hex(rip))
 print('halt: %d simulated ticks, PROGRESS %s, DONE(%s), LVTT at end %#x' % (ticks, vm.progress, vm.done, vm.lapic[0x320]))
 assert vm.done == 3 and vm.progress == [1, 2, 3] and vm.lapic[0x320] == 0x10000
+assert vm.dup_irqs == [], vm.dup_irqs
+
+# halt: QEMU's duplicate delivery (see timer_isr): the timer vector again,
+# at the handler's first instruction, on top of the original frame. It is
+# no tick and gets no EOI; DUP_IRQS(1) comes before DONE.
+vm = Vm('halt', 2, 0)
+ticks = 0
+while not vm.stopped:
+    rip = run_to_hlt(vm)
+    if rip is None:
+        break
+    uc = vm.uc
+    isr = gate(0x20)[0]
+    rsp = uc.reg_read(UC_X86_REG_RSP) - 40
+    uc.mem_write(rsp, struct.pack('<QQQQQ', rip + 1, 8, 2, rsp + 40, 0x10))
+    if ticks == 0:
+        rsp -= 40
+        uc.mem_write(rsp, struct.pack('<QQQQQ', isr, 8, 2, rsp + 40, 0x10))
+    uc.reg_write(UC_X86_REG_RSP, rsp)
+    vm.rip = isr
+    vm.lapic.pop(0xb0, None)
+    eois = 0
+    for iret in range(2 if ticks == 0 else 1):
+        while True:
+            insn = uc.mem_read(vm.rip, 2)
+            last = insn[:2] == b'\x48\xcf'
+            vm.run(count=1)
+            if 0xb0 in vm.lapic:
+                eois += 1
+                vm.lapic.pop(0xb0)
+            if last:
+                break
+        if ticks == 0 and iret == 0:
+            assert vm.rip == isr and eois == 0, (hex(vm.rip), eois)
+    assert eois == 1 and vm.rip == rip + 1, (eois, hex(vm.rip), hex(rip))
+    ticks += 1
+assert vm.done == 2 and vm.dup_irqs == [1], (vm.done, vm.dup_irqs)
+print('halt: a duplicate delivery is no tick, no EOI: DUP_IRQS(1), DONE(2) ok')
 
 # exception: #UD in the halt payload reported as FAIL(0x106)
 vm = Vm('halt', 3, 1)

@@ -11,7 +11,8 @@
  *   io (default)  one work port write per KVM_RUN, then DONE
  *   cpuid         iterations handled "in the kernel", PROGRESS and DONE
  *   halt          one tick per KVM_RUN, params.timer_count ns long (the
- *                 APIC bus's 1 GHz); needs the irqchip and a count
+ *                 APIC bus's 1 GHz); needs the irqchip and a count; with
+ *                 $FAKE_KVM_DUP_IRQS=N, DUP_IRQS(N) before DONE
  *   hang          KVM_RUN creates the file ./running, sleeps until a signal
  *   shutdown      KVM_EXIT_SHUTDOWN
  *   fail          FAIL(exception #GP)
@@ -61,6 +62,7 @@ struct fake_vcpu {
 	unsigned long long n;		/* iterations done */
 	unsigned long long next_progress;
 	bool done;
+	bool dups_sent;			/* halt: DUP_IRQS sent */
 };
 
 #define FAKE_MAX_FDS	1024
@@ -293,6 +295,19 @@ static bool finished(struct fake_vcpu *v)
 	return __atomic_load_n(&p->stop, __ATOMIC_SEQ_CST);
 }
 
+/* DONE; for halt, $FAKE_KVM_DUP_IRQS as DUP_IRQS first, like halt.S. */
+static int fake_done(struct fake_vcpu *v)
+{
+	const char *guest = getenv("FAKE_KVM_GUEST");
+	const char *dups = getenv("FAKE_KVM_DUP_IRQS");
+
+	if (guest && !strcmp(guest, "halt") && dups && !v->dups_sent) {
+		v->dups_sent = true;
+		return ucall(v, UCALL_DUP_IRQS, strtoull(dups, NULL, 10));
+	}
+	return ucall(v, UCALL_DONE, v->n);
+}
+
 static int progress_or(struct fake_vcpu *v, int (*next)(struct fake_vcpu *))
 {
 	__u64 every = params()->progress_every;
@@ -302,7 +317,7 @@ static int progress_or(struct fake_vcpu *v, int (*next)(struct fake_vcpu *))
 		return ucall(v, UCALL_PROGRESS, v->n);
 	}
 	if (finished(v))
-		return ucall(v, UCALL_DONE, v->n);
+		return fake_done(v);
 	return next(v);
 }
 

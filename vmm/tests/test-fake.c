@@ -211,6 +211,16 @@ static void test_period_us(void)
 	check(status == 0 && strstr(out, ",\"period_us\":3000,") &&
 	      run_ns_ok(1, 15000000),
 	      "--period-us with a payload file of another name");
+	run("FAKE_KVM_GUEST=halt FAKE_KVM_DUP_IRQS=3",
+	    "--vcpus=2 --iterations=5 --json " HALT, NULL);
+	check(status == 0 &&
+	      count(out, "\"count\":5,\"progress\":0,\"dup_irqs\":3,") == 2,
+	      "halt: DUP_IRQS(3) before DONE shows as dup_irqs 3");
+	run("FAKE_KVM_GUEST=halt FAKE_KVM_DUP_IRQS=3", "--iterations=5 " HALT,
+	    NULL);
+	check(status == 0 &&
+	      strstr(out, "\nvcpu0: 3 duplicate timer interrupt deliveries"),
+	      "halt text report: duplicate deliveries line");
 	run("", "--period-us=1000 " IO, NULL);
 	check(status == 1 && !*out &&
 	      !strcmp(err, "minivmm: --period-us: payload io has no timer (only halt, or a payload file of another name)\n"),
