@@ -1,11 +1,30 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # In-VM TAP tests of minivmm with the pvsched drivers (busybox sh).
-# Needs pvsched_count loaded and pvsched-bpf on PATH.
+# Needs pvsched_count loaded, pvsched-bpf and jq on PATH.
+#
+# The checks read minivmm's --json report with jq; the text report is only
+# grepped where the text itself is what is tested. Every jq check must
+# find exactly one JSON value in the report, so that an empty, missing or
+# truncated report fails it, and compares vCPU counts before it looks at
+# the rows, so that an empty vCPU list fails too (the self-checks below
+# make sure of both).
+# shellcheck disable=SC2016 # the $ in jq filters and eval strings is theirs
 
 n=0
 fails=0
-OUT=/tmp/minivmm.out
+OUT=/tmp/minivmm.out		# minivmm's stdout: the report
+ERR=/tmp/minivmm.err		# its stderr
+JQERR=/tmp/minivmm.jq-err	# jq's own messages
+SELF=/tmp/minivmm-self		# reports made up for the self-checks
+HALT_POLL=/sys/module/kvm/parameters/halt_poll_ns
+WAKEUP=/sys/kernel/tracing/events/kvm/kvm_vcpu_wakeup/enable
+TRACE=/sys/kernel/tracing/trace
+WAITS=/tmp/minivmm.waits	# {"tid": halts that slept, ...} of the last run
+
+# The exact HALT and INTR_INJ checks: ticks per vCPU, timer period (us).
+TICKS=50
+PERIOD_US=20000
 
 ok() {
 	n=$((n + 1))
@@ -16,81 +35,280 @@ not_ok() {
 	n=$((n + 1))
 	fails=$((fails + 1))
 	echo "not ok $n $1"
+	echo "# status $rc; stdout:"
 	sed 's/^/# /' "$OUT"
+	echo "# stderr:"
+	sed 's/^/# /' "$ERR"
+	[ ! -s "$JQERR" ] || sed 's/^/# jq: /' "$JQERR"
 }
 
 check() {
 	desc=$1
 	shift
+	: > "$JQERR"
 	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
 }
 
-# Per-vCPU rows of minivmm's report: vcpu tid result count io mmio hlt
-# other driver register unregister vmenter vmexit halt intr_inj run_s
-# ns/iter.
-rows() {
-	awk '$1 ~ /^[0-9]+$/ && NF >= 15' "$OUT"
+# run ARG...: minivmm ARG... > $OUT 2> $ERR; rc is its exit status.
+run() {
+	minivmm "$@" > "$OUT" 2> "$ERR"
+	rc=$?
 }
 
-counts_ok() {	# $1: nvcpus, $2: need halt/intr_inj (1/0), $3: driver
-	[ "$(rows | wc -l)" -eq "$1" ] || return 1
-	rows | awk -v h="$2" -v d="$3" '
-		$3 != "done" || $9 != d || $10 != 1 || $12 == 0 ||
-		$12 != $13 || (h && ($14 == 0 || $15 == 0)) { bad = 1 }
-		END { exit bad }'
+# run_exact ARG...: run with KVM's halt polling off and KVM's own count of
+# the halts that slept: the kvm_vcpu_wakeup events of each vCPU thread that
+# say "wait" (kvm_vcpu_halt() emits one per halt, "wait" if
+# kvm_vcpu_block() slept) go to $WAITS, as a JSON object by thread id.
+# A vCPU that halts polls for up to halt_poll_ns before it sleeps; a wakeup
+# that comes while it polls ends the halt without blocking, and then there
+# is no HALT callback: so polling is off, and the old value comes back
+# after the run. rc 99 if halt_poll_ns or the event cannot be set or
+# restored (said in $ERR).
+run_exact() {
+	: > "$WAITS"
+	if ! old_poll=$(cat "$HALT_POLL") || ! echo 0 > "$HALT_POLL" ||
+	   ! echo 1 > "$WAKEUP" || ! : > "$TRACE"; then
+		echo "cannot set $HALT_POLL to 0 or trace kvm_vcpu_wakeup" > "$ERR"
+		: > "$OUT"
+		rc=99
+		return
+	fi
+	echo "# halt_poll_ns was $old_poll, 0 for: minivmm $*"
+	run "$@"
+	echo 0 > "$WAKEUP"
+	grep -o 'minivmm-[0-9]* .*kvm_vcpu_wakeup: wait' "$TRACE" |
+		sed 's/^minivmm-\([0-9]*\) .*/\1/' | sort | uniq -c |
+		awk 'BEGIN { printf "{" }
+		     { printf "%s\"%s\":%d", (NR > 1 ? "," : ""), $2, $1 }
+		     END { print "}" }' > "$WAITS"
+	if ! echo "$old_poll" > "$HALT_POLL" ||
+	   [ "$(cat "$HALT_POLL")" != "$old_poll" ]; then
+		echo "cannot restore $HALT_POLL to $old_poll" >> "$ERR"
+		rc=99
+	fi
+}
+
+# jq_true FILE FILTER [JQ OPTION]...: FILE holds exactly one JSON value
+# and FILTER gives exactly one result on it, true. jq 1.6 -e alone exits 0
+# when there is no result at all, as for an empty file: with --slurp an
+# empty file is [], which fails "length == 1"; a missing file or one that
+# is not JSON makes jq fail.
+jq_true() {
+	file=$1
+	filter=$2
+	shift 2
+	jq -e -s "$@" "length == 1 and ([.[0] | $filter] == [true])" \
+		"$file" > /dev/null 2>> "$JQERR"
+}
+
+# rc_json STATUS FILTER [JQ OPTION]...: minivmm exited with STATUS and the
+# report in $OUT passes FILTER.
+rc_json() {
+	want=$1
+	shift
+	[ "$rc" -eq "$want" ] && jq_true "$OUT" "$@"
+}
+
+# done_ok FILE VCPUS COUNT: ok, and every vCPU reported DONE(COUNT).
+done_ok() {
+	jq_true "$1" '.ok == true and $n > 0 and (.vcpu | length) == $n and
+		all(.vcpu[]; .result == "done" and .count == $c)' \
+		--argjson n "$2" --argjson c "$3"
+}
+
+# counts_ok FILE VCPUS DRIVER: ok; every vCPU done, counted by DRIVER:
+# registered once, vmenter == vmexit > 0, halt and intr_inj > 0.
+counts_ok() {
+	jq_true "$1" '.ok == true and $n > 0 and (.vcpu | length) == $n and
+		all(.vcpu[]; .result == "done" and .callbacks.source == $d and
+		    .callbacks.register == 1 and .callbacks.vmenter > 0 and
+		    .callbacks.vmenter == .callbacks.vmexit and
+		    .callbacks.halt > 0 and .callbacks.intr_inj > 0)' \
+		--argjson n "$2" --arg d "$3"
+}
+
+# exact_ok FILE VCPUS DRIVER WAITS: the halt payload ran TICKS ticks of
+# PERIOD_US on each vCPU, and DRIVER saw, per vCPU, exactly one INTR_INJ
+# per tick (each tick is one interrupt KVM injected) and exactly one HALT
+# per halt that slept, as WAITS (see run_exact) counts them for the vCPU's
+# thread id: TICKS, unless a tick came before the guest reached its HLT,
+# and at least one. Registered once, vmenter == vmexit > 0.
+exact_ok() {
+	jq_true "$1" '.ok == true and .period_us == $p and .iterations == $t and
+		$n > 0 and (.vcpu | length) == $n and
+		all(.vcpu[]; .result == "done" and .count == $t and
+		    .callbacks.source == $d and .callbacks.register == 1 and
+		    .callbacks.intr_inj == $t and
+		    .callbacks.halt == $w[0][.tid | tostring] and
+		    .callbacks.halt > 0 and
+		    .callbacks.vmenter > 0 and
+		    .callbacks.vmenter == .callbacks.vmexit)' \
+		--argjson n "$2" --arg d "$3" --argjson t "$TICKS" \
+		--argjson p "$PERIOD_US" --slurpfile w "$4"
+}
+
+# The observed counts of the last exact run, as TAP diagnostics.
+show_counts() {
+	jq -r --slurpfile w "$WAITS" '.vcpu[] |
+		"# vcpu\(.index): \(.result) count \(.count), " +
+		"halt \(.callbacks.halt), intr_inj \(.callbacks.intr_inj), " +
+		"halts that slept \($w[0][.tid | tostring]), " +
+		"vmenter \(.callbacks.vmenter), vmexit \(.callbacks.vmexit), " +
+		"dup_irqs \(.dup_irqs), run_ns \(.run_ns)"' "$OUT" 2>&1 |
+		sed 's/^\([^#]\)/# \1/'
+}
+
+# A report as minivmm writes it for the exact run of 2 vCPUs.
+good_report() {
+	vcpu='"result":"done","count":50,"progress":0,"run_ns":1000000000,'
+	vcpu=$vcpu'"exits":{"io":1,"mmio":0,"hlt":0,"other":0},'
+	vcpu=$vcpu'"callbacks":{"source":"pvsched_count","register":1,'
+	vcpu=$vcpu'"unregister":0,"vmenter":110,"vmexit":110,"halt":50,'
+	vcpu=$vcpu'"intr_inj":50}'
+	echo '{"ok":true,"signal":0,"payload":"/usr/share/minivmm/halt.bin",' \
+	     '"vcpus":2,"iterations":50,"seconds":null,"period_us":20000,' \
+	     '"elapsed":1.01,"driver":{"initial":"",' \
+	     '"requested":"pvsched_count","final":"pvsched_count",' \
+	     '"stats_reset":"done"},"switches":[],' \
+	     "\"vcpu\":[{\"index\":0,\"tid\":54,$vcpu},{\"index\":1,\"tid\":55,$vcpu}]}"
 }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..31"
 
-minivmm --list-drivers > $OUT 2>&1
-check "minivmm --list-drivers lists pvsched_nop" grep -qw pvsched_nop $OUT
+run --list-drivers --json
+check "minivmm --list-drivers lists pvsched_nop" \
+	rc_json 0 'any(.drivers[]; . == "pvsched_nop")'
 
-minivmm --pvsched=pvsched_count --vcpus=2 --payload=halt --seconds=2 > $OUT 2>&1
-check "halt payload with pvsched_count exits 0" [ $? -eq 0 ]
+run --pvsched=pvsched_count --vcpus=2 --payload=halt --seconds=2 --json
+check "halt payload with pvsched_count exits 0" [ $rc -eq 0 ]
 check "pvsched_count: register 1, vmenter == vmexit > 0, halt, intr_inj" \
-	counts_ok 2 1 pvsched_count
-check "final driver is pvsched_count" grep -q "final pvsched_count" $OUT
+	counts_ok "$OUT" 2 pvsched_count
+check "final driver is pvsched_count" jq_true "$OUT" \
+	'.driver.requested == "pvsched_count" and
+	 .driver.final == "pvsched_count" and .driver.stats_reset == "done"'
 
-minivmm --pvsched=pvsched_count --vcpus=2 --payload=halt --seconds=2 \
-	--switch=pvsched_nop@1 > $OUT 2>&1
-check "--switch=pvsched_nop@1 exits 0" [ $? -eq 0 ]
-check "--switch hands back the previous name" grep -q "previous pvsched_count" $OUT
-check "--switch changes the final driver" grep -q "final pvsched_nop" $OUT
+run --pvsched=pvsched_count --vcpus=2 --payload=halt --seconds=2 \
+	--switch=pvsched_nop@1 --json
+check "--switch=pvsched_nop@1 exits 0" [ $rc -eq 0 ]
+check "--switch hands back the previous name" jq_true "$OUT" \
+	'(.switches | length) == 1 and .switches[0].status == "done" and
+	 .switches[0].name == "pvsched_nop" and
+	 .switches[0].previous == "pvsched_count"'
+check "--switch changes the final driver" jq_true "$OUT" \
+	'.driver.final == "pvsched_nop"'
 check "--switch: old driver saw register 1 and unregister 1 per vCPU" \
-	sh -c "awk '\$1 ~ /^[0-9]+\$/ && NF >= 15 && (\$10 != 1 || \$11 != 1 || \$12 != \$13) { bad = 1 } END { exit bad }' $OUT"
+	jq_true "$OUT" '.vcpus == 2 and (.vcpu | length) == 2 and
+		all(.vcpu[]; .result == "done" and
+		    .callbacks.source == "pvsched_count" and
+		    .callbacks.register == 1 and .callbacks.unregister == 1 and
+		    .callbacks.vmenter > 0 and
+		    .callbacks.vmenter == .callbacks.vmexit)'
 
-minivmm --pvsched=no_such_driver --payload=io --iterations=10 > $OUT 2>&1
-rc=$?
+# The error message is the text under test here.
+run --pvsched=no_such_driver --payload=io --iterations=10
 check "unknown driver fails with status 3" [ $rc -eq 3 ]
 check "unknown driver error lists the available drivers" \
-	grep -q "available: .*pvsched_nop" $OUT
+	grep -q "available: .*pvsched_nop" "$ERR"
 
-minivmm --vcpus=zero > $OUT 2>&1
-check "bad option value is a usage error (status 1)" [ $? -eq 1 ]
+run --vcpus=zero
+check "bad option value is a usage error (status 1)" [ $rc -eq 1 ]
 
-minivmm --pvsched= --payload=io --iterations=1000 > $OUT 2>&1
-check "io payload without a driver exits 0" [ $? -eq 0 ]
+run --pvsched= --payload=io --iterations=1000 --json
+check "io payload without a driver exits 0, DONE(1000) on the vCPU" \
+	rc_json 0 '.driver.final == "" and .period_us == null and
+		   .vcpus == 1 and .vcpu[0].result == "done" and
+		   .vcpu[0].count == 1000'
 
-minivmm --pvsched=pvsched_nop --payload=cpuid --iterations=10000 > $OUT 2>&1
-check "cpuid payload with pvsched_nop exits 0" [ $? -eq 0 ]
+run --pvsched=pvsched_nop --payload=cpuid --iterations=10000 --json
+check "cpuid payload with pvsched_nop exits 0, DONE(10000)" \
+	rc_json 0 '.driver.final == "pvsched_nop" and .vcpus == 1 and
+		   .vcpu[0].result == "done" and .vcpu[0].count == 10000'
 
-minivmm --no-pvsched --payload=cpuid --iterations=10000 > $OUT 2>&1
-check "--no-pvsched: cpuid payload exits 0" [ $? -eq 0 ]
+# The text report's driver line is what is tested here.
+run --no-pvsched --payload=cpuid --iterations=10000
+check "--no-pvsched: cpuid payload exits 0" [ $rc -eq 0 ]
 check "--no-pvsched: report says pvsched was not used" \
-	grep -q "^driver: pvsched not used" $OUT
+	grep -q "^driver: pvsched not used" "$OUT"
+run --no-pvsched --payload=cpuid --iterations=10000 --json
+check "--no-pvsched --json: driver null, no callback counts" \
+	rc_json 0 '.driver == null and .switches == [] and
+		   (.vcpu | length) == 1 and .vcpu[0].result == "done" and
+		   .vcpu[0].callbacks == null'
 
-if pvsched-bpf load count > /dev/null 2>&1 || grep -qw bpf_pvsched_count /proc/sys/kernel/pvsched_available_drivers; then
-	minivmm --pvsched=bpf_pvsched_count --vcpus=2 --payload=halt --seconds=2 > $OUT 2>&1
-	check "halt payload with bpf_pvsched_count exits 0" [ $? -eq 0 ]
-	check "bpf_pvsched_count: register 1, vmenter == vmexit > 0, halt, intr_inj" \
-		counts_ok 2 1 bpf_pvsched_count
-	pvsched-bpf unload bpf_pvsched_count > $OUT 2>&1
-	check "bpf_pvsched_count unloads" [ $? -eq 0 ]
-else
-	n=$((n + 1)); echo "not ok $n bpf_pvsched_count loads"; fails=$((fails + 1))
-	n=$((n + 1)); echo "ok $n # SKIP bpf_pvsched_count counts"
-	n=$((n + 1)); echo "ok $n # SKIP bpf_pvsched_count unload"
-fi
+# Self-checks: the jq checks must fail on an empty, a missing and a short
+# report, and on one without vCPU rows (jq's "all" is true for an empty
+# list), and pass on a good one.
+mkdir -p "$SELF"
+: > "$SELF/empty.json"
+rm -f "$SELF/missing.json"
+good_report > "$SELF/good.json"
+echo '{"54":50,"55":50}' > "$SELF/waits.json"
+echo '{"54":50,"55":49}' > "$SELF/waits-49.json"
+jq -c '.vcpus = 0 | .vcpu = []' "$SELF/good.json" > "$SELF/no-vcpu.json"
+jq -c '.vcpu[1].callbacks.halt = 49' "$SELF/good.json" > "$SELF/short.json"
+rc=-
+: > "$OUT"
+: > "$ERR"
+check "a well-formed report passes the counts and exact checks" \
+	eval 'counts_ok "$SELF/good.json" 2 pvsched_count &&
+	      exact_ok "$SELF/good.json" 2 pvsched_count "$SELF/waits.json"'
+check "an empty report fails the counts check" \
+	eval '! counts_ok "$SELF/empty.json" 2 pvsched_count'
+check "an empty report fails the exact check" \
+	eval '! exact_ok "$SELF/empty.json" 2 pvsched_count "$SELF/waits.json"'
+check "a missing report fails the counts and exact checks" \
+	eval '! counts_ok "$SELF/missing.json" 2 pvsched_count &&
+	      ! exact_ok "$SELF/missing.json" 2 pvsched_count "$SELF/waits.json"'
+check "a report with an empty vCPU list fails the counts and exact checks" \
+	eval '! counts_ok "$SELF/no-vcpu.json" 0 pvsched_count &&
+	      ! exact_ok "$SELF/no-vcpu.json" 0 pvsched_count "$SELF/waits.json" &&
+	      ! counts_ok "$SELF/no-vcpu.json" 2 pvsched_count &&
+	      ! exact_ok "$SELF/no-vcpu.json" 2 pvsched_count "$SELF/waits.json"'
+check "a report one HALT short of KVM's count fails the exact check" \
+	eval '! exact_ok "$SELF/short.json" 2 pvsched_count "$SELF/waits.json" &&
+	      exact_ok "$SELF/short.json" 2 pvsched_count "$SELF/waits-49.json" &&
+	      ! exact_ok "$SELF/good.json" 2 pvsched_count "$SELF/waits-49.json" &&
+	      ! exact_ok "$SELF/good.json" 2 pvsched_count "$SELF/empty.json"'
+
+# Exact HALT and INTR_INJ counts. Each vCPU takes TICKS timer interrupts,
+# each one injected by KVM once (halt.S does not count the copies that
+# QEMU's TCG sometimes delivers on its own), so intr_inj == TICKS. It
+# executes TICKS HLTs (the one after DONE never runs: the vCPU thread
+# stops at DONE), and a HLT sleeps in KVM unless its tick is already
+# there: HALT must match KVM's own count of the halts that slept. A period
+# of 20 ms leaves the guest time to reach its next HLT before the next
+# tick, so that count is TICKS unless a vCPU stalls that long under
+# nested TCG (at 1 ms a tick often comes first).
+run_exact --pvsched=pvsched_count --vcpus=2 --payload=halt \
+	--period-us=$PERIOD_US --iterations=$TICKS --json
+show_counts
+check "exact run with pvsched_count exits 0" [ $rc -eq 0 ]
+check "pvsched_count: intr_inj == $TICKS, halt == halts that slept, per vCPU" \
+	exact_ok "$OUT" 2 pvsched_count "$WAITS"
+
+# bpf_pvsched_count: the same checks. Its counts are per thread id since
+# the loader's last reset, so reset them before the exact run: then they
+# are this run's whatever thread ids the vCPUs get.
+pvsched-bpf load count > "$OUT" 2> "$ERR" ||
+	grep -qw bpf_pvsched_count /proc/sys/kernel/pvsched_available_drivers
+rc=$?
+check "bpf_pvsched_count is registered (pvsched-bpf load count)" [ $rc -eq 0 ]
+run --pvsched=bpf_pvsched_count --vcpus=2 --payload=halt --seconds=2 --json
+check "halt payload with bpf_pvsched_count exits 0" [ $rc -eq 0 ]
+check "bpf_pvsched_count: register 1, vmenter == vmexit > 0, halt, intr_inj" \
+	counts_ok "$OUT" 2 bpf_pvsched_count
+pvsched-bpf reset > "$OUT" 2> "$ERR"
+rc=$?
+check "pvsched-bpf reset clears bpf_pvsched_count's counts" [ $rc -eq 0 ]
+run_exact --pvsched=bpf_pvsched_count --vcpus=2 --payload=halt \
+	--period-us=$PERIOD_US --iterations=$TICKS --json
+show_counts
+check "exact run with bpf_pvsched_count exits 0" [ $rc -eq 0 ]
+check "bpf_pvsched_count: intr_inj == $TICKS, halt == halts that slept, per vCPU" \
+	exact_ok "$OUT" 2 bpf_pvsched_count "$WAITS"
+pvsched-bpf unload bpf_pvsched_count > "$OUT" 2> "$ERR"
+rc=$?
+check "bpf_pvsched_count unloads" [ $rc -eq 0 ]
 
 [ $fails -eq 0 ]
