@@ -26,7 +26,7 @@
  * vm-close, module-pin, bpf-unload, race, race-hop, race-rmmod, race-bpf,
  * many-vms, guest-mode-replace, vcpu-create-race, count-bound, key-churn,
  * register-fail, bpf-sleepable, driver-validation, replace-concurrent,
- * early-out, kernel-log.
+ * early-out, intr-exact, kernel-log.
  *
  * Needs root, debugfs at /sys/kernel/debug and bpffs at /sys/fs/bpf. It
  * loads and unloads pvsched_count and the BPF drivers: run it only in the
@@ -3538,6 +3538,139 @@ static void test_early_out(void)
 	vm_close(vm);
 }
 
+/*
+ * Exact INTR_INJ accounting, with a userspace irqchip (no
+ * KVM_CREATE_IRQCHIP): the real-mode guest enables interrupts and loops on
+ * "out 0x10, al"; its handler for INTR_VECTOR writes to port 0x11 and its
+ * NMI handler to port 0x12, so the test sees each delivery.
+ */
+#define INTR_VECTOR		0x20
+#define INTR_PORT		0x11
+#define NMI_PORT		0x12
+#define INTR_NR			20
+#define INTR_MAX_RUNS		10	/* KVM_RUNs until the handler's OUT */
+#define INTR_HANDLER_GPA	0x1200UL
+#define NMI_HANDLER_GPA		0x1100UL
+#define INTR_STACK_GPA		0x9000UL
+
+static const uint8_t guest_sti_loop[] = {
+	0xfb,			/*    sti */
+	0xe6, GUEST_IO_PORT,	/* 1: out GUEST_IO_PORT, al */
+	0xfe, 0xc0,		/*    inc al */
+	0xeb, 0xfa,		/*    jmp 1b */
+};
+
+static void ivt_set(struct kvm_vm *vm, int vector, uint16_t handler,
+		    uint8_t port)
+{
+	uint16_t *ivt = vm->mem;
+	uint8_t *code = (uint8_t *)vm->mem + handler;
+
+	ivt[vector * 2] = handler;	/* offset */
+	ivt[vector * 2 + 1] = 0;	/* segment */
+	code[0] = 0xe6;			/* out port, al */
+	code[1] = port;
+	code[2] = 0xcf;			/* iret */
+}
+
+/*
+ * KVM_RUN until the guest writes to @port; the loop's own OUTs in between
+ * are fine. With @port 0, run once and require the loop's OUT with
+ * interrupts open. False (and a diag) on anything else.
+ */
+static bool intr_run_to(struct kvm_vcpu *vcpu, uint8_t port)
+{
+	struct kvm_run *run = vcpu->run;
+	int i;
+
+	for (i = 0; i < INTR_MAX_RUNS; i++) {
+		if (!vcpu_run(vcpu)) {
+			vcpu_bad_exit(vcpu, "stuck in KVM_RUN");
+			break;
+		}
+		if (run->exit_reason != KVM_EXIT_IO ||
+		    run->io.direction != KVM_EXIT_IO_OUT) {
+			vcpu_bad_exit(vcpu, "expected an OUT");
+			break;
+		}
+		if (!port)
+			return run->io.port == GUEST_IO_PORT &&
+			       run->ready_for_interrupt_injection && run->if_flag;
+		if (run->io.port == port)
+			return true;
+		if (run->io.port != GUEST_IO_PORT) {
+			vcpu_bad_exit(vcpu, "OUT to an unexpected port");
+			break;
+		}
+	}
+	if (i == INTR_MAX_RUNS)
+		diag("vCPU %d: no OUT to port 0x%x in %d runs", vcpu->id,
+		     port, INTR_MAX_RUNS);
+	else
+		diag("%s", vcpu->err);
+	return false;
+}
+
+static void test_intr_exact(void)
+{
+	struct kvm_interrupt irq = { .irq = INTR_VECTOR };
+	struct task_counts t0, t1, t2;
+	struct kvm_vcpu *vcpu;
+	struct kvm_regs regs;
+	struct kvm_vm *vm;
+	int i, done;
+
+	CHECK(counts_reset(&mod_count), "reset the counts");
+	vm = vm_create();
+	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_sti_loop,
+	       sizeof(guest_sti_loop));
+	ivt_set(vm, INTR_VECTOR, INTR_HANDLER_GPA, INTR_PORT);
+	ivt_set(vm, 2, NMI_HANDLER_GPA, NMI_PORT);
+	vcpu = vcpu_add(vm);
+	vcpu_ioctl(vcpu, KVM_GET_REGS, &regs);
+	regs.rsp = INTR_STACK_GPA;
+	vcpu_ioctl(vcpu, KVM_SET_REGS, &regs);
+	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0, "assign %s",
+		  COUNT_DRV);
+	CHECK(intr_run_to(vcpu, GUEST_IO_PORT) && intr_run_to(vcpu, 0),
+	      "the guest loops with interrupts enabled");
+	t0 = task_get(&mod_count, gettid());
+
+	for (done = 0; done < INTR_NR; done++) {
+		if (__vcpu_ioctl(vcpu, KVM_INTERRUPT, &irq)) {
+			diag("KVM_INTERRUPT: %s", strerror(errno));
+			break;
+		}
+		/* The handler runs, irets, and the loop goes on. */
+		if (!intr_run_to(vcpu, INTR_PORT) || !intr_run_to(vcpu, 0))
+			break;
+	}
+	CHECK_EQ(done, INTR_NR, "%d KVM_INTERRUPTs, each handled once",
+		 INTR_NR);
+	t1 = task_get(&mod_count, gettid());
+	CHECK_EQ(t1.intr_inj - t0.intr_inj, INTR_NR,
+		 "INTR_INJ grows by the %d interrupts injected", INTR_NR);
+
+	for (i = 0; i < INTR_NR; i++) {
+		if (__vcpu_ioctl(vcpu, KVM_NMI, NULL)) {
+			diag("KVM_NMI: %s", strerror(errno));
+			break;
+		}
+		if (!intr_run_to(vcpu, NMI_PORT) || !intr_run_to(vcpu, 0))
+			break;
+	}
+	CHECK_EQ(i, INTR_NR, "%d KVM_NMIs, each handled once", INTR_NR);
+	t2 = task_get(&mod_count, gettid());
+	CHECK_EQ(t2.intr_inj - t1.intr_inj, INTR_NR,
+		 "INTR_INJ grows by the %d NMIs injected", INTR_NR);
+	CHECK(t2.halt == t0.halt && t2.vmenter == t2.vmexit &&
+	      t2.vmenter > t0.vmenter,
+	      "no HALT, vmenter == vmexit (%lld/%lld)", t2.vmenter,
+	      t2.vmexit);
+	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "unassign");
+	vm_close(vm);
+}
+
 /* The kernel log since the start of the test. */
 static int kmsg_fd = -1;
 
@@ -3658,6 +3791,7 @@ static const struct test_group groups[] = {
 	{ "driver-validation",	12,	test_driver_validation,	need_test_drv },
 	{ "replace-concurrent",	6,	test_replace_concurrent, need_count },
 	{ "early-out",		8,	test_early_out,		need_count },
+	{ "intr-exact",		9,	test_intr_exact,	need_count },
 	{ "kernel-log",		1,	test_kernel_log,	need_kmsg },
 };
 
