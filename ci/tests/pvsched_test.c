@@ -93,6 +93,10 @@ struct kvm_pvsched_ops {
 #define COUNT_SUMMARY		"/sys/kernel/debug/pvsched/pvsched_count/summary"
 #define COUNT_FAIL_REG		"/sys/kernel/debug/pvsched/pvsched_count/fail_register"
 #define COUNT_RETIRED_MAX	128	/* pvsched_count's bound on retired tasks */
+#define STRICT_DRV		"pvsched_test_strict"	/* pvsched_test_drv kind=strict */
+#define STRICT_STATS		"/sys/kernel/debug/pvsched_test_strict"
+#define TEST_DRV_KO		"/lib/modules/pvsched_test_drv.ko"
+#define TEST_DRV_MOD		"pvsched_test_drv"
 
 /* Guest: one memslot at GPA 0, real-mode code at GUEST_CODE_GPA. */
 #define GUEST_MEM_SIZE		0x10000UL
@@ -112,9 +116,24 @@ static const uint8_t guest_code[] = {
 #define HOP_CYCLES		300
 #define HOP_MAX_SECONDS	10
 #define RMMOD_CYCLES		2000
-#define RMMOD_MAX_SECONDS	6
+#define RMMOD_MAX_SECONDS	12
 #define BPF_RACE_CYCLES		40
 #define BPF_RACE_MAX_SECONDS	8
+/*
+ * The least overlap that makes a race run count, about a third of what the
+ * debug kernel (KASAN, lockdep, nohz_full) reaches under TCG in the time
+ * caps above; the main kernel does 5 to 10 times more.
+ */
+#define RACE_MIN_CYCLES		12
+/* Past its time cap, a race goes on this long at most to reach them. */
+#define RACE_OVERTIME_SECONDS	60
+#define RACE_MIN_RUNS		1000	/* KVM_RUNs while REPLACEs went on */
+#define HOP_MIN_CYCLES		50
+#define HOP_MIN_HOPS		20	/* runs on each thread while replacing */
+#define RMMOD_MIN_UNLOADS	5
+#define RMMOD_MIN_ASSIGNED	5	/* assigns that landed between unloads */
+#define BPF_RACE_MIN_CYCLES	4
+#define BPF_RACE_MIN_ASSIGNED	4
 #define NR_MANY_VMS		16
 
 /* A vCPU without an exit to userspace for this long is kicked out. */
@@ -1168,6 +1187,126 @@ static const char *need_bpf(void)
 	return NULL;
 }
 
+/* insmod pvsched_test_drv.ko kind=@kind; rmmod it again if it loaded. */
+static int test_drv_load(const char *kind, bool keep)
+{
+	char params[64];
+	int fd, r;
+
+	snprintf(params, sizeof(params), "kind=%s", kind);
+	fd = open(TEST_DRV_KO, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = syscall(__NR_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	if (!r && !keep)
+		syscall(__NR_delete_module, "pvsched_test_drv", O_NONBLOCK);
+	return r;
+}
+
+static const char *need_test_drv(void)
+{
+	if (need_count())
+		return need_count();
+	return path_exists(TEST_DRV_KO) ? NULL : TEST_DRV_KO " missing";
+}
+
+static int test_drv_unload(void)
+{
+	return syscall(__NR_delete_module, TEST_DRV_MOD, O_NONBLOCK) ? -errno : 0;
+}
+
+/*
+ * pvsched_test_drv kind=strict: register/unregister/callback counts and
+ * the sum of its error counts (see the module).
+ */
+struct strict_stats {
+	long reg, unreg, callbacks, errors;
+	char line[512];
+};
+
+static bool strict_read(struct strict_stats *st)
+{
+	static const char *const errors[] = {
+		"stray", "unpaired", "double_register", "unknown_unregister",
+		"unregister_in_guest", "pid_changed",
+	};
+	char buf[512], *w, *save, *eq;
+	int found = 0;
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	if (read_file(STRICT_STATS, buf, sizeof(buf)) < 0) {
+		diag("%s: %s", STRICT_STATS, strerror(errno));
+		return false;
+	}
+	snprintf(st->line, sizeof(st->line), "%s", buf);
+	for (w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
+		eq = strchr(w, '=');
+		if (!eq)
+			continue;
+		*eq++ = '\0';
+		if (!strcmp(w, "register"))
+			st->reg = atol(eq), found++;
+		else if (!strcmp(w, "unregister"))
+			st->unreg = atol(eq), found++;
+		else if (!strcmp(w, "callbacks"))
+			st->callbacks = atol(eq), found++;
+		for (i = 0; i < ARRAY_SIZE(errors); i++) {
+			if (!strcmp(w, errors[i]))
+				st->errors += atol(eq), found++;
+		}
+	}
+	if (found != 3 + (int)ARRAY_SIZE(errors)) {
+		diag("%s: unexpected format: %s", STRICT_STATS, st->line);
+		return false;
+	}
+	return true;
+}
+
+/* No error so far, and (if @reg_eq_unreg) no task left registered. */
+static bool strict_clean(bool reg_eq_unreg)
+{
+	struct strict_stats st;
+
+	if (!strict_read(&st))
+		return false;
+	if (st.errors || (reg_eq_unreg && st.reg != st.unreg)) {
+		diag("%s: %s", STRICT_DRV, st.line);
+		return false;
+	}
+	return true;
+}
+
+static const char *need_strict(void)
+{
+	if (need_test_drv())
+		return need_test_drv();
+	if (!driver_listed(STRICT_DRV) && test_drv_load("strict", true))
+		return "pvsched_test_drv kind=strict does not load";
+	return NULL;
+}
+
+/*
+ * Random choices of the race groups: each group's seed is the run's
+ * (PVSCHED_TEST_SEED, else from the clock) mixed with the group's name and
+ * printed, so that a failing run's choices can be made again (the timing
+ * of the threads, of course, differs).
+ */
+static unsigned int run_seed;
+
+static unsigned int group_seed(void)
+{
+	unsigned int seed = run_seed;
+	const char *c;
+
+	for (c = group_name; *c; c++)
+		seed = seed * 31 + (unsigned char)*c;
+	diag("%s: random seed %u (PVSCHED_TEST_SEED=%u replays it)",
+	     group_name, seed, run_seed);
+	return seed;
+}
+
 static void count_driver_close(struct count_driver *d)
 {
 	if (d->map_fd >= 0)
@@ -1237,6 +1376,7 @@ struct worker {
 	struct kvm_vcpu *vcpu;
 	unsigned long nr;	/* WORKER_RUN: KVM_RUNs to do */
 	bool stop;		/* WORKER_LOOP: stop request */
+	bool nap;		/* WORKER_LOOP: sleep a little now and then */
 	bool ok;		/* result of the last command */
 };
 
@@ -1263,8 +1403,18 @@ static void *worker_fn(void *arg)
 			for (i = 0; ok && i < w->nr; i++)
 				ok = vcpu_run_io(w->vcpu);
 		} else {
-			while (ok && !READ_ONCE(w->stop))
+			/*
+			 * A thread that never sleeps holds up RCU-tasks grace
+			 * periods (BPF trampolines and struct_ops wait for
+			 * them) for as long as it stays off nohz_full CPUs:
+			 * with @nap, sleep briefly every 256 runs, as a vCPU
+			 * whose guest halts now and then would.
+			 */
+			for (i = 1; ok && !READ_ONCE(w->stop); i++) {
 				ok = vcpu_run_io(w->vcpu);
+				if (w->nap && !(i % 256))
+					usleep(50);
+			}
 		}
 
 		pthread_mutex_lock(&w->lock);
@@ -2252,8 +2402,12 @@ static void test_bpf_unload(void)
  */
 static void test_race(void)
 {
-	static const char *const seq[] = { COUNT_DRV, NOP_DRV, "" };
+	static const char *const seq[] = { COUNT_DRV, STRICT_DRV, NOP_DRV, "" };
+	const int nr_seq = ARRAY_SIZE(seq);
+	unsigned int seed = group_seed();
+	unsigned long runs0, runs;
 	struct kvm_pvsched_ops prev;
+	struct strict_stats st;
 	struct kvm_vcpu *v[2];
 	struct worker *w[2];
 	int i, k, cycles, bad_ret = 0, bad_prev = 0;
@@ -2274,29 +2428,37 @@ static void test_race(void)
 
 	t0 = now();
 	end = t0 + RACE_MAX_SECONDS;
+	runs0 = READ_ONCE(v[0]->nr_runs) + READ_ONCE(v[1]->nr_runs);
 	for (cycles = 0; cycles < RACE_CYCLES && now() < end; cycles++) {
-		for (k = 0; k < 3; k++) {
+		for (k = 0; k < nr_seq; k++) {
 			int r = pvsched_assign(vm, seq[k], &prev);
 
 			if (r) {
 				if (!bad_ret++)
 					diag("cycle %d: REPLACE \"%s\": %s",
 					     cycles, seq[k], err_str(r));
-			} else if (!ops_is(&prev, seq[(k + 2) % 3])) {
+			} else if (!ops_is(&prev, seq[(k + nr_seq - 1) % nr_seq])) {
 				if (!bad_prev++)
 					diag("cycle %d: REPLACE \"%s\" handed back %s",
 					     cycles, seq[k], ops_str(&prev));
 			}
+			/* Vary where in the vCPUs' loop each REPLACE lands. */
+			if (rand_r(&seed) % 4 == 0)
+				usleep(rand_r(&seed) % 200);
 		}
 	}
-	diag("%d cycles (%d REPLACEs) in %.1f s, %lu + %lu KVM_RUNs",
-	     cycles, 3 * cycles, now() - t0, v[0]->nr_runs, v[1]->nr_runs);
+	runs = READ_ONCE(v[0]->nr_runs) + READ_ONCE(v[1]->nr_runs) - runs0;
+	diag("%d cycles (%d REPLACEs) in %.1f s, %lu KVM_RUNs meanwhile",
+	     cycles, nr_seq * cycles, now() - t0, runs);
 	if (cycles < RACE_CYCLES)
 		diag("stopped after %d s before %d cycles", RACE_MAX_SECONDS,
 		     RACE_CYCLES);
 
-	CHECK(!bad_ret, "all %d REPLACEs succeeded", 3 * cycles);
+	CHECK(!bad_ret, "all %d REPLACEs succeeded", nr_seq * cycles);
 	CHECK(!bad_prev, "every REPLACE handed back the previous driver");
+	CHECK(cycles >= RACE_MIN_CYCLES && runs >= RACE_MIN_RUNS,
+	      "overlap: at least %d cycles and %d KVM_RUNs while replacing (%d, %lu)",
+	      RACE_MIN_CYCLES, RACE_MIN_RUNS, cycles, runs);
 
 	/* End with pvsched_count assigned while the vCPUs still run. */
 	CHECK_RET(pvsched_assign(vm, COUNT_DRV, NULL), 0,
@@ -2315,6 +2477,13 @@ static void test_race(void)
 	CHECK(task_is(&mod_count, w[0]->tid, cycles + 1, cycles + 1, 1) &&
 	      task_is(&mod_count, w[1]->tid, cycles + 1, cycles + 1, 1),
 	      "after VM close: register == unregister for each thread");
+	CHECK(strict_read(&st) && !st.errors && st.reg == 2 * cycles &&
+	      st.unreg == st.reg && st.callbacks > 0,
+	      "%s: %d registers, as many unregisters, callbacks, no stray or unpaired one",
+	      STRICT_DRV, 2 * cycles);
+	if (st.errors || st.reg != 2 * cycles || st.unreg != st.reg)
+		diag("%s", st.line);
+	CHECK_RET(test_drv_unload(), 0, "%s unloads", TEST_DRV_MOD);
 	worker_destroy(w[0]);
 	worker_destroy(w[1]);
 }
@@ -2382,10 +2551,12 @@ static void join_or_kick(pthread_t thread, struct kvm_vcpu *vcpu)
 
 static void test_race_hop(void)
 {
-	static const char *const seq[] = { COUNT_DRV, NOP_DRV, "" };
+	static const char *const seq[] = { COUNT_DRV, STRICT_DRV, NOP_DRV, "" };
 	struct hop h = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			 .cond = PTHREAD_COND_INITIALIZER };
 	struct task_counts t0_counts, t1_counts;
+	unsigned int seed = group_seed();
+	unsigned long hops0[2];
 	struct hop_arg args[2];
 	pthread_t th[2];
 	int i, cycles, bad = 0;
@@ -2410,11 +2581,18 @@ static void test_race_hop(void)
 
 	t0 = now();
 	end = t0 + HOP_MAX_SECONDS;
+	hops0[0] = READ_ONCE(h.runs[0]);
+	hops0[1] = READ_ONCE(h.runs[1]);
 	for (cycles = 0; cycles < HOP_CYCLES && now() < end &&
 	     !READ_ONCE(h.failed); cycles++) {
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < (int)ARRAY_SIZE(seq); i++) {
 			bad += !!pvsched_assign(vm, seq[i], NULL);
+			if (rand_r(&seed) % 4 == 0)
+				usleep(rand_r(&seed) % 500);
+		}
 	}
+	hops0[0] = READ_ONCE(h.runs[0]) - hops0[0];
+	hops0[1] = READ_ONCE(h.runs[1]) - hops0[1];
 	pthread_mutex_lock(&h.lock);
 	h.stop = true;
 	pthread_cond_broadcast(&h.cond);
@@ -2426,9 +2604,13 @@ static void test_race_hop(void)
 	if (h.failed)
 		diag("%s", h.vcpu->err);
 
-	CHECK(!bad, "all %d REPLACEs succeeded", 3 * cycles);
+	CHECK(!bad, "all %d REPLACEs succeeded", (int)ARRAY_SIZE(seq) * cycles);
 	CHECK(!h.failed && h.runs[0] > 0 && h.runs[1] > 0,
 	      "the vCPU ran on both threads, every exit KVM_EXIT_IO");
+	CHECK(cycles >= HOP_MIN_CYCLES && hops0[0] >= HOP_MIN_HOPS &&
+	      hops0[1] >= HOP_MIN_HOPS,
+	      "overlap: at least %d cycles and %d runs on each thread while replacing (%d, %lu, %lu)",
+	      HOP_MIN_CYCLES, HOP_MIN_HOPS, cycles, hops0[0], hops0[1]);
 	CHECK(task_is(&mod_count, h.tid[0], ANY, ANY, 0) &&
 	      task_is(&mod_count, h.tid[1], ANY, ANY, 0),
 	      "vmenter == vmexit for each thread");
@@ -2439,7 +2621,10 @@ static void test_race_hop(void)
 	CHECK(t0_counts.reg == t0_counts.unreg &&
 	      t1_counts.reg == t1_counts.unreg,
 	      "ending unassigned: register == unregister for each thread");
+	CHECK(strict_clean(true), "%s: no stray or unpaired callback, register == unregister",
+	      STRICT_DRV);
 	vm_close(vm);
+	CHECK_RET(test_drv_unload(), 0, "%s unloads", TEST_DRV_MOD);
 }
 
 /*
@@ -2451,6 +2636,8 @@ struct replacer {
 	struct kvm_vm *vm;
 	const char *name;
 	unsigned int pause_us;	/* up to this long unassigned, each time */
+	unsigned int seed;
+	bool hold;		/* keep the driver assigned a while, too */
 	bool stop;
 	unsigned long assigned, einval, bad;
 };
@@ -2458,14 +2645,17 @@ struct replacer {
 static void *replacer_fn(void *arg)
 {
 	struct replacer *rp = arg;
-	unsigned int seed = gettid();
+	unsigned int seed = rp->seed;
 	int r;
 
 	while (!READ_ONCE(rp->stop)) {
 		r = pvsched_assign(rp->vm, rp->name, NULL);
-		if (!r)
+		if (!r) {
 			rp->assigned++;
-		else if (r == -EINVAL)
+			/* Let the vCPU call the driver for a while. */
+			if (rp->hold)
+				usleep(rand_r(&seed) % rp->pause_us);
+		} else if (r == -EINVAL)
 			rp->einval++;
 		else if (!rp->bad++)
 			diag("REPLACE \"%s\": %s", rp->name, err_str(r));
@@ -2479,9 +2669,12 @@ static void *replacer_fn(void *arg)
 }
 
 static void replacer_start(struct replacer *rp, struct kvm_vm *vm,
-			   const char *name, unsigned int pause_us)
+			   const char *name, unsigned int pause_us,
+			   unsigned int seed, bool hold)
 {
 	memset(rp, 0, sizeof(*rp));
+	rp->seed = seed;
+	rp->hold = hold;
 	rp->vm = vm;
 	rp->name = name;
 	rp->pause_us = pause_us;
@@ -2509,14 +2702,15 @@ struct race {
 };
 
 static void race_start(struct race *r, const char *name,
-		       unsigned int pause_us)
+		       unsigned int pause_us, unsigned int seed, bool nap)
 {
 	r->vm = vm_create();
 	r->vcpu = vcpu_add(r->vm);
 	r->w = worker_create();
+	r->w->nap = nap;
 	worker_loop(r->w, r->vcpu);
 	CHECK(vcpu_wait_runs(r->vcpu, 0, 1), "the vCPU thread is running");
-	replacer_start(&r->rp, r->vm, name, pause_us);
+	replacer_start(&r->rp, r->vm, name, pause_us, seed, !nap);
 }
 
 /* Stop the replacer and the vCPU; check what both saw. */
@@ -2537,18 +2731,73 @@ static void race_free(struct race *r)
 	vm_close(r->vm);
 }
 
-/* 11c. rmmod/insmod of pvsched_count racing REPLACE and a running vCPU. */
+/*
+ * The pvsched_test_strict lines that each unload of pvsched_test_drv
+ * leaves in the kernel log, from @fd (/dev/kmsg, opened at the group's
+ * start): how many unloads, and whether each had register == unregister.
+ */
+static int strict_unload_lines(int fd, long *callbacks, int *unbalanced)
+{
+	char rec[1024], *msg;
+	long reg, unreg, cb;
+	int n = 0;
+	ssize_t r;
+
+	*callbacks = 0;
+	*unbalanced = 0;
+	for (;;) {
+		r = read(fd, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EPIPE)
+			continue;	/* overwritten records: go on */
+		if (r <= 0)
+			break;
+		rec[r] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg || sscanf(msg + 1, "pvsched_test_strict: unloaded after %ld registers, %ld unregisters, %ld callbacks",
+				   &reg, &unreg, &cb) != 3)
+			continue;
+		n++;
+		*callbacks += cb;
+		if (reg != unreg) {
+			if (!(*unbalanced)++)
+				diag("%s", msg + 1);
+		}
+	}
+	return n;
+}
+
+/*
+ * 11c. rmmod/insmod of pvsched_test_drv's strict driver racing REPLACE and
+ * a running vCPU: its unregister frees the task's state at once and
+ * sleeps, and it records any callback the framework makes for a task it
+ * does not know.
+ */
 static void test_race_rmmod(void)
 {
-	int r, cycles, unloads = 0, bad_rmmod = 0, bad_insmod = 0;
+	int r, cycles, unloads = 0, bad_rmmod = 0, bad_insmod = 0, unbalanced;
+	int kfd, lines, dirty = 0;
 	struct race race;
-	double end;
+	double end, hard_end;
+	long callbacks;
 
-	race_start(&race, COUNT_DRV, 2000);
+	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	TEST_ASSERT(kfd >= 0, "open /dev/kmsg");
+	lseek(kfd, 0, SEEK_END);
+	race_start(&race, STRICT_DRV, 2000, group_seed(), false);
 
 	end = now() + RMMOD_MAX_SECONDS;
-	for (cycles = 0; cycles < RMMOD_CYCLES && now() < end; cycles++) {
-		r = module_unload();
+	hard_end = now() + RACE_OVERTIME_SECONDS;
+	for (cycles = 0; cycles < RMMOD_CYCLES; cycles++) {
+		/* Past the time cap, go on until the overlap is there. */
+		if (now() >= end &&
+		    ((unloads >= RMMOD_MIN_UNLOADS &&
+		      READ_ONCE(race.rp.assigned) >= RMMOD_MIN_ASSIGNED) ||
+		     now() >= hard_end))
+			break;
+		/* Errors of this instance so far (the log has the rest). */
+		if (!strict_clean(false))
+			dirty++;
+		r = test_drv_unload();
 		if (r == -EAGAIN) {
 			usleep(1000);
 			continue;
@@ -2559,7 +2808,7 @@ static void test_race_rmmod(void)
 			continue;
 		}
 		unloads++;
-		r = module_load();
+		r = test_drv_load("strict", true);
 		if (r && !bad_insmod++)
 			diag("insmod: %s", err_str(r));
 	}
@@ -2567,34 +2816,63 @@ static void test_race_rmmod(void)
 	diag("%d rmmod attempts, %d unloads", cycles, unloads);
 
 	CHECK(!bad_rmmod, "rmmod only ever succeeded or failed with EWOULDBLOCK");
-	CHECK(!bad_insmod && driver_listed(COUNT_DRV),
+	CHECK(!bad_insmod && driver_listed(STRICT_DRV),
 	      "insmod after every successful rmmod succeeded");
+	CHECK(unloads >= RMMOD_MIN_UNLOADS &&
+	      race.rp.assigned >= RMMOD_MIN_ASSIGNED,
+	      "overlap: at least %d unloads and %d assignments that landed while the vCPU ran (%d, %lu)",
+	      RMMOD_MIN_UNLOADS, RMMOD_MIN_ASSIGNED, unloads,
+	      race.rp.assigned);
 	CHECK(vm_driver_is(race.vm, ""), "the VM ends without a driver");
-	CHECK_RET(module_unload(), 0, "no module reference leaked: rmmod succeeds");
-	CHECK_RET(module_load(), 0, "insmod %s again", COUNT_KO);
+	CHECK(!dirty && strict_clean(true),
+	      "%s: no stray or unpaired callback, nothing left registered",
+	      STRICT_DRV);
+	CHECK_RET(test_drv_unload(), 0, "no module reference leaked: rmmod succeeds");
+	lines = strict_unload_lines(kfd, &callbacks, &unbalanced);
+	close(kfd);
+	CHECK(lines == unloads + 1 && !unbalanced && callbacks > 0,
+	      "every unload (%d) had register == unregister, %ld callbacks in all",
+	      lines, callbacks);
 	race_free(&race);
 }
 
 /* 11d. pvsched-bpf load/unload racing REPLACE and a running vCPU. */
 static void test_race_bpf(void)
 {
+	double end, hard_end, t, t_load, t_unload, max_load = 0, max_unload = 0;
 	int cycles, bad_load = 0, bad_unload = 0;
 	struct race race;
-	double end;
 
-	race_start(&race, PVSCHED_BPF_COUNT_NAME, 500);
+	race_start(&race, PVSCHED_BPF_COUNT_NAME, 500, group_seed(), true);
 
 	end = now() + BPF_RACE_MAX_SECONDS;
-	for (cycles = 0; cycles < BPF_RACE_CYCLES && now() < end; cycles++) {
+	hard_end = now() + RACE_OVERTIME_SECONDS;
+	for (cycles = 0; cycles < BPF_RACE_CYCLES; cycles++) {
+		if (now() >= end &&
+		    ((cycles >= BPF_RACE_MIN_CYCLES &&
+		      READ_ONCE(race.rp.assigned) >= BPF_RACE_MIN_ASSIGNED) ||
+		     now() >= hard_end))
+			break;
+		t = now();
 		bad_load += !!bpf_tool_run("load", "count");
+		t_load = now() - t;
 		bad_unload += !!bpf_tool_run("unload", PVSCHED_BPF_COUNT_NAME);
+		t_unload = now() - t - t_load;
+		max_load = t_load > max_load ? t_load : max_load;
+		max_unload = t_unload > max_unload ? t_unload : max_unload;
 	}
 	race_stop(&race);
-	diag("%d load/unload cycles", cycles);
+	diag("%d load/unload cycles, slowest load %.2f s, slowest unload %.2f s",
+	     cycles, max_load, max_unload);
 
 	CHECK(!bad_load, "pvsched-bpf load count succeeded every time (%d)",
 	      cycles);
 	CHECK(!bad_unload, "pvsched-bpf unload succeeded every time, assigned or not");
+	CHECK(cycles >= BPF_RACE_MIN_CYCLES &&
+	      race.rp.assigned >= BPF_RACE_MIN_ASSIGNED,
+	      "overlap: at least %d load/unload cycles and %d assignments that landed (%d, %lu)",
+	      BPF_RACE_MIN_CYCLES, BPF_RACE_MIN_ASSIGNED, cycles,
+	      race.rp.assigned);
 	CHECK(vm_driver_is(race.vm, "") && !driver_listed(PVSCHED_BPF_COUNT_NAME),
 	      "the VM ends without a driver, %s unregistered",
 	      PVSCHED_BPF_COUNT_NAME);
@@ -3315,31 +3593,6 @@ static void test_bpf_sleepable(void)
 }
 
 /* 19. Driver registration refuses bad names and a module without owner. */
-#define TEST_DRV_KO	"/lib/modules/pvsched_test_drv.ko"
-
-/* insmod pvsched_test_drv.ko kind=@kind; rmmod it again if it loaded. */
-static int test_drv_load(const char *kind, bool keep)
-{
-	char params[64];
-	int fd, r;
-
-	snprintf(params, sizeof(params), "kind=%s", kind);
-	fd = open(TEST_DRV_KO, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = syscall(__NR_finit_module, fd, params, 0) ? -errno : 0;
-	close(fd);
-	if (!r && !keep)
-		syscall(__NR_delete_module, "pvsched_test_drv", O_NONBLOCK);
-	return r;
-}
-
-static const char *need_test_drv(void)
-{
-	if (need_count())
-		return need_count();
-	return path_exists(TEST_DRV_KO) ? NULL : TEST_DRV_KO " missing";
-}
 
 /* Words in kernel.pvsched_available_drivers. */
 static int drivers_nr(void)
@@ -3777,10 +4030,10 @@ static const struct test_group groups[] = {
 	{ "vm-close",		17,	test_vm_close,		need_count },
 	{ "module-pin",		18,	test_module_pin,	need_count },
 	{ "bpf-unload",		36,	test_bpf_unload,	need_bpf },
-	{ "race",		9,	test_race,		need_count },
-	{ "race-hop",		7,	test_race_hop,		need_count },
-	{ "race-rmmod",		8,	test_race_rmmod,	need_count },
-	{ "race-bpf",		6,	test_race_bpf,		need_bpf },
+	{ "race",		12,	test_race,		need_strict },
+	{ "race-hop",		10,	test_race_hop,		need_strict },
+	{ "race-rmmod",		10,	test_race_rmmod,	need_strict },
+	{ "race-bpf",		7,	test_race_bpf,		need_bpf },
 	{ "many-vms",		11,	test_many_vms,		need_count },
 	{ "guest-mode-replace",	20,	test_guest_mode_replace, need_count },
 	{ "vcpu-create-race",	6,	test_vcpu_create_race,	need_count },
@@ -3874,6 +4127,12 @@ int main(int argc, char **argv)
 
 	printf("TAP version 13\n");
 	printf("1..%d\n", plan);
+	if (getenv("PVSCHED_TEST_SEED"))
+		run_seed = strtoul(getenv("PVSCHED_TEST_SEED"), NULL, 0);
+	else
+		run_seed = time(NULL) ^ getpid();
+	diag("random seed %u: PVSCHED_TEST_SEED=%u repeats the races' choices",
+	     run_seed, run_seed);
 	kmsg_open();
 	kvm_init();
 	setup_drivers();
@@ -3885,9 +4144,10 @@ int main(int argc, char **argv)
 		group_name = g->name;
 		group_last = tap_nr + g->nr_checks;
 		t = now();
-		reason = g->needs ? g->needs() : NULL;
 		if (!selected(argc, argv, g->name))
 			reason = "not selected on the command line";
+		else
+			reason = g->needs ? g->needs() : NULL;
 		if (reason)
 			group_skip_rest(reason);
 		else

@@ -13,16 +13,33 @@
  *   many        "pvsched_test_0", "pvsched_test_1", ... until the registry
  *               is full: loads if that ends with -ENOSPC, and shows how
  *               many registered in the parameter "registered"
+ *   strict      "pvsched_test_strict", a driver that holds the framework to
+ *               its promises: it allocates per-task state at register and
+ *               frees it at once at unregister (no grace period), may
+ *               sleep in both (does, now and then), and records as an error every callback for a task
+ *               that is not registered, a VMENTER or VMEXIT out of pairs, a
+ *               double register, an unregister of an unknown task or of one
+ *               in guest mode, and tasks left registered at unload. Counts
+ *               in debugfs pvsched_test_strict; the first error also WARNs,
+ *               so that a test that misses it still fails on the kernel log.
  *
  * Only for the regression suite in the test VM.
  */
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/hashtable.h>
 #include <linux/module.h>
+#include <linux/pid.h>
 #include <linux/pvsched.h>
+#include <linux/random.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 
 static char *kind = "ok";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "ok, space, newline, no_owner, duplicate or many");
+MODULE_PARM_DESC(kind, "ok, space, newline, no_owner, duplicate, many or strict");
 
 #define TEST_DRV_MANY	(PVSCHED_MAX + 1)
 
@@ -39,6 +56,191 @@ static struct pvsched_vcpu_ops test_drv_ops = {
 	.events = PVSCHED_VCPU_VMEXIT,
 	.owner = THIS_MODULE,
 };
+
+/* kind=strict */
+struct strict_task {
+	struct hlist_node node;
+	struct pid *pid;
+	pid_t nr;		/* pid_nr() at register */
+	bool in_guest;
+};
+
+enum strict_stat {
+	ST_REGISTER,
+	ST_UNREGISTER,
+	ST_CALLBACK,
+	ST_STRAY,		/* callback for a task not registered */
+	ST_UNPAIRED,		/* VMENTER in guest, VMEXIT outside */
+	ST_DOUBLE_REGISTER,
+	ST_UNKNOWN_UNREGISTER,
+	ST_UNREGISTER_IN_GUEST,	/* unregister between VMENTER and VMEXIT */
+	ST_PID_CHANGED,		/* pid_nr() differs from the one at register */
+	ST_LEFT_AT_EXIT,	/* only in the kernel log: debugfs is gone */
+	ST_NR,
+};
+
+static const char *const strict_stat_names[ST_NR] = {
+	"register", "unregister", "callbacks", "stray", "unpaired",
+	"double_register", "unknown_unregister", "unregister_in_guest",
+	"pid_changed", "left_at_exit",
+};
+
+#define ST_FIRST_ERROR	ST_STRAY
+
+static DEFINE_HASHTABLE(strict_tasks, 6);
+static DEFINE_RAW_SPINLOCK(strict_lock);
+static atomic_long_t strict_stats[ST_NR];
+static struct dentry *strict_file;
+
+/*
+ * Register and unregister may sleep; one call in STRICT_SLEEP_EVERY does,
+ * so that the races see it without being slowed down to a crawl (a sleep
+ * under contention from the vCPU threads costs a scheduling round).
+ */
+#define STRICT_SLEEP_EVERY	16
+
+static void strict_maybe_sleep(void)
+{
+	might_sleep();
+	if (!get_random_u32_below(STRICT_SLEEP_EVERY))
+		usleep_range(50, 100);
+}
+
+static void strict_error(enum strict_stat stat, struct pid *pid, u32 event)
+{
+	atomic_long_inc(&strict_stats[stat]);
+	WARN_ONCE(1, "pvsched_test_strict: %s (task %px, event %#x)\n",
+		  strict_stat_names[stat], pid, event);
+}
+
+/* With strict_lock held. */
+static struct strict_task *strict_find(struct pid *pid)
+{
+	struct strict_task *t;
+
+	hash_for_each_possible(strict_tasks, t, node, (unsigned long)pid) {
+		if (t->pid == pid)
+			return t;
+	}
+	return NULL;
+}
+
+static int strict_register(struct pid *pid)
+{
+	struct strict_task *t;
+	unsigned long flags;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	strict_maybe_sleep();
+	t->pid = pid;
+	t->nr = pid_nr(pid);
+	raw_spin_lock_irqsave(&strict_lock, flags);
+	if (strict_find(pid)) {
+		raw_spin_unlock_irqrestore(&strict_lock, flags);
+		kfree(t);
+		strict_error(ST_DOUBLE_REGISTER, pid, 0);
+		return 0;
+	}
+	hash_add(strict_tasks, &t->node, (unsigned long)pid);
+	raw_spin_unlock_irqrestore(&strict_lock, flags);
+	atomic_long_inc(&strict_stats[ST_REGISTER]);
+	return 0;
+}
+
+static void strict_unregister(struct pid *pid)
+{
+	struct strict_task *t;
+	unsigned long flags;
+	bool in_guest;
+
+	raw_spin_lock_irqsave(&strict_lock, flags);
+	t = strict_find(pid);
+	if (t)
+		hash_del(&t->node);
+	raw_spin_unlock_irqrestore(&strict_lock, flags);
+	if (!t) {
+		strict_error(ST_UNKNOWN_UNREGISTER, pid, 0);
+		return;
+	}
+	in_guest = t->in_guest;
+	/* No grace period: the framework says no callback follows. */
+	kfree(t);
+	atomic_long_inc(&strict_stats[ST_UNREGISTER]);
+	if (in_guest)
+		strict_error(ST_UNREGISTER_IN_GUEST, pid, 0);
+	strict_maybe_sleep();
+}
+
+static void strict_notify(void *addr, struct pid *pid, u32 event)
+{
+	enum strict_stat err = ST_NR;
+	struct strict_task *t;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&strict_lock, flags);
+	t = strict_find(pid);
+	if (!t) {
+		err = ST_STRAY;
+	} else if (pid_nr(pid) != t->nr) {
+		err = ST_PID_CHANGED;
+	} else if (event == PVSCHED_VCPU_VMENTER) {
+		if (t->in_guest)
+			err = ST_UNPAIRED;
+		t->in_guest = true;
+	} else if (event == PVSCHED_VCPU_VMEXIT) {
+		if (!t->in_guest)
+			err = ST_UNPAIRED;
+		t->in_guest = false;
+	}
+	raw_spin_unlock_irqrestore(&strict_lock, flags);
+	atomic_long_inc(&strict_stats[ST_CALLBACK]);
+	if (err != ST_NR)
+		strict_error(err, pid, event);
+}
+
+static int strict_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	for (i = 0; i < ST_LEFT_AT_EXIT; i++)
+		seq_printf(m, "%s%s=%ld", i ? " " : "", strict_stat_names[i],
+			   atomic_long_read(&strict_stats[i]));
+	seq_putc(m, '\n');
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(strict);
+
+static int strict_init(void)
+{
+	test_drv_ops.pvsched_vcpu_register = strict_register;
+	test_drv_ops.pvsched_vcpu_unregister = strict_unregister;
+	test_drv_ops.pvsched_vcpu_notify_event = strict_notify;
+	test_drv_ops.events = PVSCHED_VCPU_EVENTS_ALL;
+	strict_file = debugfs_create_file("pvsched_test_strict", 0444, NULL,
+					  NULL, &strict_fops);
+	return 0;
+}
+
+static void strict_exit(void)
+{
+	struct strict_task *t;
+	struct hlist_node *tmp;
+	int bkt;
+
+	debugfs_remove(strict_file);
+	/* Unregistered from the framework: no VM can call us any more. */
+	hash_for_each_safe(strict_tasks, bkt, tmp, t, node) {
+		strict_error(ST_LEFT_AT_EXIT, t->pid, 0);
+		hash_del(&t->node);
+		kfree(t);
+	}
+	pr_info("pvsched_test_strict: unloaded after %ld registers, %ld unregisters, %ld callbacks\n",
+		atomic_long_read(&strict_stats[ST_REGISTER]),
+		atomic_long_read(&strict_stats[ST_UNREGISTER]),
+		atomic_long_read(&strict_stats[ST_CALLBACK]));
+}
 
 static struct pvsched_vcpu_ops test_drv_many[TEST_DRV_MANY];
 
@@ -72,6 +274,7 @@ static int test_drv_register_many(void)
 static int __init test_drv_init(void)
 {
 	const char *name;
+	int ret;
 
 	if (!strcmp(kind, "ok")) {
 		name = "pvsched_test_ok";
@@ -86,12 +289,18 @@ static int __init test_drv_init(void)
 		name = "pvsched_nop";
 	} else if (!strcmp(kind, "many")) {
 		return test_drv_register_many();
+	} else if (!strcmp(kind, "strict")) {
+		name = "pvsched_test_strict";
+		strict_init();
 	} else {
 		return -EINVAL;
 	}
 	strscpy(test_drv_ops.name, name);
 
-	return pvsched_register_vcpu_ops(&test_drv_ops);
+	ret = pvsched_register_vcpu_ops(&test_drv_ops);
+	if (ret && strict_file)
+		strict_exit();
+	return ret;
 }
 
 static void __exit test_drv_exit(void)
@@ -100,6 +309,8 @@ static void __exit test_drv_exit(void)
 		test_drv_unregister_many();
 	else
 		pvsched_unregister_vcpu_ops(&test_drv_ops);
+	if (strict_file)
+		strict_exit();
 }
 
 module_init(test_drv_init);
