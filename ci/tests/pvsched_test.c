@@ -26,7 +26,7 @@
  * vm-close, module-pin, bpf-unload, race, race-hop, race-rmmod, race-bpf,
  * many-vms, guest-mode-replace, vcpu-create-race, count-bound, key-churn,
  * register-fail, bpf-sleepable, driver-validation, replace-concurrent,
- * early-out, intr-exact, kernel-log.
+ * early-out, intr-exact, static-key, kernel-log.
  *
  * Needs root, debugfs at /sys/kernel/debug and bpffs at /sys/fs/bpf. It
  * loads and unloads pvsched_count and the BPF drivers: run it only in the
@@ -50,6 +50,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <elf.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -3924,6 +3925,159 @@ static void test_intr_exact(void)
 	vm_close(vm);
 }
 
+/*
+ * The static key that patches the hooks in: kvm_pvsched_enabled, a
+ * struct static_key_false_deferred whose first member is the key's
+ * atomic_t count. Read through /proc/kcore at the address /proc/kallsyms
+ * gives (the test kernels have CONFIG_PROC_KCORE and CONFIG_KALLSYMS_ALL).
+ * The count is the number of VMs with a driver, dropped a second (HZ)
+ * after the last unassign.
+ */
+#define KEY_SYM			"kvm_pvsched_enabled"
+#define KEY_OFF_SECONDS		5	/* the deferral is 1 s */
+
+static unsigned long key_addr;
+static off_t key_off = -1;	/* its offset in /proc/kcore */
+static int kcore_fd = -1;
+static char key_missing[128];
+
+static unsigned long kallsyms_find(const char *sym)
+{
+	char line[256], name[128], type;
+	unsigned long addr, found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %127s", &addr, &type, name) == 3 &&
+		    !strcmp(name, sym)) {
+			found = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* The file offset of kernel address @addr in /proc/kcore, or -1. */
+static off_t kcore_offset(int fd, unsigned long addr)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int i;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return -1;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph),
+			  eh.e_phoff + (off_t)i * eh.e_phentsize) != sizeof(ph))
+			return -1;
+		if (ph.p_type == PT_LOAD && addr >= ph.p_vaddr &&
+		    addr + sizeof(int) <= ph.p_vaddr + ph.p_memsz)
+			return ph.p_offset + (addr - ph.p_vaddr);
+	}
+	return -1;
+}
+
+static void key_find(void)
+{
+	key_addr = kallsyms_find(KEY_SYM);
+	if (!key_addr) {
+		snprintf(key_missing, sizeof(key_missing),
+			 "%s not in /proc/kallsyms (CONFIG_KALLSYMS_ALL?)",
+			 KEY_SYM);
+		return;
+	}
+	kcore_fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+	if (kcore_fd < 0) {
+		snprintf(key_missing, sizeof(key_missing),
+			 "/proc/kcore: %s (CONFIG_PROC_KCORE?)",
+			 strerror(errno));
+		return;
+	}
+	key_off = kcore_offset(kcore_fd, key_addr);
+	if (key_off < 0)
+		snprintf(key_missing, sizeof(key_missing),
+			 "%s at %#lx is in no /proc/kcore segment", KEY_SYM,
+			 key_addr);
+}
+
+static const char *need_key(void)
+{
+	if (need_count())
+		return need_count();
+	if (!key_addr && !key_missing[0])
+		key_find();
+	return key_missing[0] ? key_missing : NULL;
+}
+
+/* The key's count, or -1 if it cannot be read. */
+static int key_count(void)
+{
+	int val;
+
+	if (pread(kcore_fd, &val, sizeof(val), key_off) != sizeof(val))
+		return -1;
+	return val;
+}
+
+/* Wait up to @seconds for the count to be @want; the count seen last. */
+static int key_wait(int want, double seconds)
+{
+	double end = now() + seconds;
+	int val;
+
+	while ((val = key_count()) != want && now() < end)
+		usleep(20000);
+	return val;
+}
+
+static void test_static_key(void)
+{
+	char path[256];
+	struct kvm_vm *vm1, *vm2;
+	void *ro;
+	int r;
+
+	CHECK_EQ(key_wait(0, KEY_OFF_SECONDS), 0,
+		 "no VM has a driver: the key is off");
+	vm1 = vm_create();
+	vm2 = vm_create();
+	CHECK_RET(pvsched_assign(vm1, COUNT_DRV, NULL), 0, "assign VM 1");
+	CHECK_EQ(key_count(), 1, "the key is on at once, count 1");
+	CHECK(!pvsched_assign(vm2, NOP_DRV, NULL) &&
+	      !pvsched_assign(vm1, COUNT_DRV, NULL) && key_count() == 2,
+	      "a second VM counts, the same driver again does not (count %d)",
+	      key_count());
+
+	CHECK(!pvsched_assign(vm1, "", NULL) && key_wait(1, KEY_OFF_SECONDS) == 1,
+	      "VM 1 unassigns by ioctl: count 1 (%d)", key_count());
+
+	ro = page_ro("");
+	r = pvsched_replace(vm2, ro);
+	usleep(1500 * 1000);	/* past the deferral */
+	CHECK(r == -EFAULT && key_count() == 1 && vm_driver_is(vm2, NOP_DRV),
+	      "VM 2's unassign into a read-only buffer: EFAULT, driver and key stay (%d)",
+	      key_count());
+	munmap(ro, getpagesize());
+
+	vm_debugfs_file(vm2, path, sizeof(path));
+	CHECK(write_file(path, "-", 1, -1) == 1 &&
+	      key_wait(0, KEY_OFF_SECONDS) == 0,
+	      "VM 2 unassigns through debugfs: the last one, the key goes off (%d)",
+	      key_count());
+
+	CHECK(!pvsched_assign(vm2, COUNT_DRV, NULL) && key_count() == 1,
+	      "VM 2 assigns again: count 1");
+	vm_close(vm2);
+	CHECK_EQ(key_wait(0, KEY_OFF_SECONDS + 10), 0,
+		 "VM 2 destroyed with its driver: the key goes off");
+	vm_close(vm1);
+}
+
 /* The kernel log since the start of the test. */
 static int kmsg_fd = -1;
 
@@ -4045,6 +4199,7 @@ static const struct test_group groups[] = {
 	{ "replace-concurrent",	6,	test_replace_concurrent, need_count },
 	{ "early-out",		8,	test_early_out,		need_count },
 	{ "intr-exact",		9,	test_intr_exact,	need_count },
+	{ "static-key",		9,	test_static_key,	need_key },
 	{ "kernel-log",		1,	test_kernel_log,	need_kmsg },
 };
 
