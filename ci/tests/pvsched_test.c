@@ -3788,6 +3788,33 @@ static void test_early_out(void)
 	CHECK(vcpu_run_n(vcpu, 5) &&
 	      task_is(&mod_count, gettid(), 1, 0, t0.vmenter + 5),
 	      "the vCPU runs on: vmenter == vmexit");
+
+	/*
+	 * A KVM request that ends KVM_RUN before the entry: a pending triple
+	 * fault (KVM_REQ_TRIPLE_FAULT) exits with KVM_EXIT_SHUTDOWN. Last,
+	 * as the vCPU is dead after it.
+	 */
+	{
+		struct kvm_enable_cap cap = {
+			.cap = KVM_CAP_X86_TRIPLE_FAULT_EVENT, .args = { 1 },
+		};
+		struct kvm_vcpu_events ev;
+
+		vm_ioctl(vm, KVM_ENABLE_CAP, &cap);
+		vcpu_ioctl(vcpu, KVM_GET_VCPU_EVENTS, &ev);
+		ev.flags = KVM_VCPUEVENT_VALID_TRIPLE_FAULT;
+		ev.triple_fault.pending = 1;
+		vcpu_ioctl(vcpu, KVM_SET_VCPU_EVENTS, &ev);
+		r = __vcpu_ioctl(vcpu, KVM_RUN, NULL);
+		CHECK(!r && vcpu->run->exit_reason == KVM_EXIT_SHUTDOWN,
+		      "KVM_RUN with a pending triple fault request exits with KVM_EXIT_SHUTDOWN (%d, %u)",
+		      r, vcpu->run->exit_reason);
+	}
+
+	t0 = task_get(&mod_count, gettid());
+	CHECK(t0.vmenter == t0.vmexit && t0.vmenter == t1.vmenter + 5,
+	      "no VMENTER or VMEXIT from the request early-out (%lld/%lld)",
+	      t0.vmenter, t0.vmexit);
 	CHECK_RET(pvsched_assign(vm, "", NULL), 0, "unassign");
 	vm_close(vm);
 }
@@ -4197,7 +4224,7 @@ static const struct test_group groups[] = {
 	{ "bpf-sleepable",	8,	test_bpf_sleepable,	need_bpf },
 	{ "driver-validation",	12,	test_driver_validation,	need_test_drv },
 	{ "replace-concurrent",	6,	test_replace_concurrent, need_count },
-	{ "early-out",		8,	test_early_out,		need_count },
+	{ "early-out",		10,	test_early_out,		need_count },
 	{ "intr-exact",		9,	test_intr_exact,	need_count },
 	{ "static-key",		9,	test_static_key,	need_key },
 	{ "kernel-log",		1,	test_kernel_log,	need_kmsg },
