@@ -3370,9 +3370,13 @@ static void test_vcpu_create_race(void)
 			    fd, pred);
 		vcpu_fds[nr++] = fd;
 		created++;
-		/* Sleep, not spin: CPU 0 also runs RCU's grace periods. */
+		/*
+		 * Sleep, not spin: CPU 0 also runs RCU's grace periods. The
+		 * wait has a deadline of its own: replacing a VM can take
+		 * longer than the whole time budget on the debug kernel.
+		 */
 		t = now();
-		while (READ_ONCE(cr.runs) < want && now() < end + 5)
+		while (READ_ONCE(cr.runs) < want && now() < t + STUCK_SECONDS)
 			usleep(200);
 		t_run += now() - t;
 	}
