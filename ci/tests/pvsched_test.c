@@ -26,7 +26,7 @@
  * vm-close, module-pin, bpf-unload, race, race-hop, race-rmmod, race-bpf,
  * many-vms, guest-mode-replace, vcpu-create-race, count-bound, key-churn,
  * register-fail, bpf-sleepable, driver-validation, replace-concurrent,
- * early-out, intr-exact, static-key, kernel-log.
+ * early-out, intr-exact, static-key, area, kernel-log.
  *
  * Needs root, debugfs at /sys/kernel/debug and bpffs at /sys/fs/bpf. It
  * loads and unloads pvsched_count and the BPF drivers: run it only in the
@@ -77,6 +77,23 @@ struct kvm_pvsched_ops {
 #define KVM_GET_PVSCHED_OPS	_IOR(KVMIO,  0xe4, struct kvm_pvsched_ops)
 #define KVM_REPLACE_PVSCHED_OPS	_IOWR(KVMIO, 0xe5, struct kvm_pvsched_ops)
 #endif
+
+#ifndef KVM_SET_PVSCHED_AREA
+#define KVM_CAP_PVSCHED_AREA 240
+
+struct kvm_pvsched_area {
+	__u64 gpa;
+	__u64 flags;
+};
+
+#define KVM_SET_PVSCHED_AREA	_IOW(KVMIO,  0xe6, struct kvm_pvsched_area)
+#endif
+
+/* include/uapi/linux/pvsched.h: what the tests read and write of it. */
+#define AREA_SIZE		64
+#define AREA_VERSION_OFF	0
+#define AREA_HOST_FLAGS_OFF	4
+#define AREA_GUEST_PRIO_OFF	12
 
 #define NAME_MAX_LEN		32	/* sizeof(ops_name), with the NUL */
 
@@ -4109,6 +4126,151 @@ static void test_static_key(void)
 	vm_close(vm1);
 }
 
+/*
+ * The vCPU's shared area (KVM_SET_PVSCHED_AREA): refused addresses, the
+ * header KVM writes, the area passed to the driver (the strict driver reads
+ * guest_prio from it on every callback) and followed across memslot
+ * changes.
+ */
+#define AREA_GPA		0x3000UL	/* in slot 0 */
+#define AREA_RO_GPA		0x100000UL	/* slot 1, read-only */
+#define AREA_SLOT_GPA		0x200000UL	/* slot 2, deleted and re-added */
+
+static int area_set(struct kvm_vcpu *vcpu, __u64 gpa, __u64 flags)
+{
+	struct kvm_pvsched_area a = { .gpa = gpa, .flags = flags };
+
+	return __vcpu_ioctl(vcpu, KVM_SET_PVSCHED_AREA, &a) ? -errno : 0;
+}
+
+static uint32_t *area_u32(void *page, size_t off)
+{
+	return (uint32_t *)((char *)page + off);
+}
+
+/* A strict driver stat by name, -1 if unreadable. */
+static long strict_get(const char *key)
+{
+	char buf[512], *p;
+	size_t n = strlen(key);
+
+	if (read_file(STRICT_STATS, buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; (p = strstr(p, key)); p += n) {
+		if ((p == buf || p[-1] == ' ') && p[n] == '=')
+			return atol(p + n + 1);
+	}
+	return -1;
+}
+
+static void *slot_page(struct kvm_vm *vm, int slot, __u64 gpa, bool ro,
+		       void *page)
+{
+	struct kvm_userspace_memory_region region = {
+		.slot = slot,
+		.flags = ro ? KVM_MEM_READONLY : 0,
+		.guest_phys_addr = gpa,
+		.memory_size = page ? getpagesize() : 0,
+		.userspace_addr = (uintptr_t)page,
+	};
+
+	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region);
+	return page;
+}
+
+static void *page_new(uint32_t guest_prio)
+{
+	void *p = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	TEST_ASSERT(p != MAP_FAILED, "mmap");
+	*area_u32(p, AREA_GUEST_PRIO_OFF) = guest_prio;
+	return p;
+}
+
+static void test_area(void)
+{
+	void *ro_page, *page1, *page2;
+	struct kvm_vcpu *v0, *v1;
+	long area, noarea;
+	struct kvm_vm *vm;
+	uint8_t *hdr;
+
+	CHECK_EQ(ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_PVSCHED_AREA), 1,
+		 "KVM_CAP_PVSCHED_AREA is offered");
+	vm = vm_create();
+	v0 = vcpu_add(vm);
+	v1 = vcpu_add(vm);
+	ro_page = slot_page(vm, 1, AREA_RO_GPA, true, page_new(0));
+	hdr = (uint8_t *)vm->mem + AREA_GPA;
+	memset(hdr, 0xff, 2 * AREA_SIZE);
+
+	/* First a good one: the refusals below then say something. */
+	CHECK_RET(area_set(v0, AREA_GPA, 0), 0, "register vCPU 0's area");
+	CHECK(*area_u32(hdr, AREA_VERSION_OFF) == 1 &&
+	      *area_u32(hdr, AREA_HOST_FLAGS_OFF) == 0 &&
+	      *area_u32(hdr, AREA_GUEST_PRIO_OFF) == 0xffffffff,
+	      "KVM wrote the header (version 1, host flags 0), not the guest's fields");
+
+	CHECK(area_set(v0, AREA_GPA + 8, 0) == -EINVAL &&
+	      area_set(v0, AREA_GPA + 32, 0) == -EINVAL,
+	      "an address that is not a multiple of 64: EINVAL");
+	CHECK_RET(area_set(v0, AREA_GPA, 1), -EINVAL, "flags other than 0: EINVAL");
+	CHECK_RET(area_set(v0, GUEST_MEM_SIZE + AREA_GPA, 0), -EINVAL,
+		  "an address outside every memslot: EINVAL");
+	CHECK_RET(area_set(v0, AREA_RO_GPA, 0), -EINVAL,
+		  "an address in a read-only memslot: EINVAL");
+	CHECK_RET(__vcpu_ioctl(v0, KVM_SET_PVSCHED_AREA, (void *)8) ? -errno : 0,
+		  -EFAULT, "a bad parameter address: EFAULT");
+	CHECK_RET(area_set(v1, AREA_GPA, 0), -EINVAL,
+		  "vCPU 1 cannot take vCPU 0's area: EINVAL");
+	CHECK_RET(area_set(v1, AREA_GPA + AREA_SIZE, 0), 0,
+		  "vCPU 1 takes the next 64 bytes");
+
+	*area_u32(hdr, AREA_GUEST_PRIO_OFF) = 0x1234;
+	CHECK_RET(pvsched_assign(vm, STRICT_DRV, NULL), 0, "assign %s",
+		  STRICT_DRV);
+	area = strict_get("area");
+	noarea = strict_get("noarea");
+	CHECK(vcpu_run_n(v0, 10) && strict_get("area") >= area + 20 &&
+	      strict_get("noarea") == noarea &&
+	      strict_get("guest_prio") == 0x1234,
+	      "10 runs: every callback has vCPU 0's area still, the driver reads what the guest wrote");
+
+	CHECK(area_set(v0, AREA_GPA + AREA_SIZE, 0) == -EINVAL &&
+	      vcpu_run_n(v0, 10) && strict_get("noarea") == noarea &&
+	      strict_get("guest_prio") == 0x1234,
+	      "a refused change (vCPU 1's area) leaves vCPU 0 its own");
+
+	area = strict_get("area");
+	CHECK(!area_set(v0, 0, 0) && vcpu_run_n(v0, 10) &&
+	      strict_get("noarea") >= noarea + 20 && strict_get("area") == area,
+	      "unregistered with gpa 0: callbacks get NULL");
+
+	page1 = slot_page(vm, 2, AREA_SLOT_GPA, false, page_new(0x5678));
+	CHECK(!area_set(v0, AREA_SLOT_GPA, 0) && vcpu_run_n(v0, 5) &&
+	      strict_get("guest_prio") == 0x5678,
+	      "an area in a memslot of its own");
+	slot_page(vm, 2, AREA_SLOT_GPA, false, NULL);
+	area = strict_get("area");
+	noarea = strict_get("noarea");
+	CHECK(vcpu_run_n(v0, 10) && strict_get("area") == area &&
+	      strict_get("noarea") >= noarea + 20,
+	      "its memslot deleted: callbacks get NULL, not freed memory");
+	page2 = slot_page(vm, 2, AREA_SLOT_GPA, false, page_new(0x9abc));
+	CHECK(vcpu_run_n(v0, 10) && strict_get("area") >= area + 20 &&
+	      strict_get("guest_prio") == 0x9abc,
+	      "memory back at that address: the area follows it");
+
+	CHECK(strict_clean(false), "%s: no stray or unpaired callback", STRICT_DRV);
+	/* Destroy the VM with its areas registered and its driver. */
+	vm_close(vm);
+	munmap(ro_page, getpagesize());
+	munmap(page1, getpagesize());
+	munmap(page2, getpagesize());
+	CHECK_RET(test_drv_unload(), 0, "%s unloads", TEST_DRV_MOD);
+}
+
 /* The kernel log since the start of the test. */
 static int kmsg_fd = -1;
 
@@ -4231,6 +4393,7 @@ static const struct test_group groups[] = {
 	{ "early-out",		10,	test_early_out,		need_count },
 	{ "intr-exact",		9,	test_intr_exact,	need_count },
 	{ "static-key",		9,	test_static_key,	need_key },
+	{ "area",		19,	test_area,		need_strict },
 	{ "kernel-log",		1,	test_kernel_log,	need_kmsg },
 };
 

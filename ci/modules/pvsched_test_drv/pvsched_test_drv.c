@@ -20,7 +20,9 @@
  *               that is not registered, a VMENTER or VMEXIT out of pairs, a
  *               double register, an unregister of an unknown task or of one
  *               in guest mode, and tasks left registered at unload. Counts
- *               in debugfs pvsched_test_strict; the first error also WARNs,
+ *               (and what it last read from a vCPU's shared area, which
+ *               it reads on every callback that has one) in debugfs
+ *               pvsched_test_strict; the first error also WARNs,
  *               so that a test that misses it still fails on the kernel log.
  *
  * Only for the regression suite in the test VM.
@@ -31,6 +33,7 @@
 #include <linux/module.h>
 #include <linux/pid.h>
 #include <linux/pvsched.h>
+#include <uapi/linux/pvsched.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -69,6 +72,8 @@ enum strict_stat {
 	ST_REGISTER,
 	ST_UNREGISTER,
 	ST_CALLBACK,
+	ST_AREA,		/* callbacks with the vCPU's shared area */
+	ST_NOAREA,		/* callbacks with addr == NULL */
 	ST_STRAY,		/* callback for a task not registered */
 	ST_UNPAIRED,		/* VMENTER in guest, VMEXIT outside */
 	ST_DOUBLE_REGISTER,
@@ -80,7 +85,8 @@ enum strict_stat {
 };
 
 static const char *const strict_stat_names[ST_NR] = {
-	"register", "unregister", "callbacks", "stray", "unpaired",
+	"register", "unregister", "callbacks", "area", "noarea", "stray",
+	"unpaired",
 	"double_register", "unknown_unregister", "unregister_in_guest",
 	"pid_changed", "left_at_exit",
 };
@@ -90,6 +96,8 @@ static const char *const strict_stat_names[ST_NR] = {
 static DEFINE_HASHTABLE(strict_tasks, 6);
 static DEFINE_RAW_SPINLOCK(strict_lock);
 static atomic_long_t strict_stats[ST_NR];
+/* The guest_prio and version last read from a shared area. */
+static u32 strict_guest_prio, strict_area_version;
 static struct dentry *strict_file;
 
 /*
@@ -196,6 +204,16 @@ static void strict_notify(void *addr, struct pid *pid, u32 event)
 	}
 	raw_spin_unlock_irqrestore(&strict_lock, flags);
 	atomic_long_inc(&strict_stats[ST_CALLBACK]);
+	if (addr) {
+		const struct pvsched_vcpu_area *area = addr;
+
+		/* Guest memory: any value, read once (KASAN checks the map). */
+		WRITE_ONCE(strict_guest_prio, READ_ONCE(area->guest_prio));
+		WRITE_ONCE(strict_area_version, READ_ONCE(area->version));
+		atomic_long_inc(&strict_stats[ST_AREA]);
+	} else {
+		atomic_long_inc(&strict_stats[ST_NOAREA]);
+	}
 	if (err != ST_NR)
 		strict_error(err, pid, event);
 }
@@ -207,7 +225,8 @@ static int strict_show(struct seq_file *m, void *v)
 	for (i = 0; i < ST_LEFT_AT_EXIT; i++)
 		seq_printf(m, "%s%s=%ld", i ? " " : "", strict_stat_names[i],
 			   atomic_long_read(&strict_stats[i]));
-	seq_putc(m, '\n');
+	seq_printf(m, " guest_prio=%u area_version=%u\n",
+		   READ_ONCE(strict_guest_prio), READ_ONCE(strict_area_version));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(strict);
