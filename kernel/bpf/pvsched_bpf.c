@@ -2,7 +2,7 @@
 /*
  * pvsched-bpf: load, unload and inspect the BPF pvsched drivers.
  *
- *   pvsched-bpf load sample|count|nop|sleep|sleep-notify
+ *   pvsched-bpf load sample|count|nop|boost|sleep|sleep-notify
  *                                   register a driver; it stays registered
  *                                   after this program exits
  *   pvsched-bpf unload NAME         unregister it (delete its struct_ops map)
@@ -26,6 +26,7 @@
 #include <bpf/libbpf.h>
 
 #include "pvsched_bpf_count.h"
+#include "pvsched_boost.skel.h"
 #include "pvsched_count.skel.h"
 #include "pvsched_nop.skel.h"
 #include "pvsched_sample.skel.h"
@@ -33,6 +34,7 @@
 
 #define SAMPLE_NAME	"bpf_pvsched_ops"
 #define NOP_NAME	"bpf_pvsched_nop"
+#define BOOST_NAME	"bpf_pvsched_boost"
 #define SLEEP_NAME	"bpf_pvsched_sleep"
 
 static int verbose;
@@ -183,6 +185,23 @@ static int load_nop(void)
 	return err;
 }
 
+/* bpf_pvsched_boost: boosts on the guest's request, needs CAP_SYS_NICE to use. */
+static int load_boost(void)
+{
+	struct pvsched_boost_bpf *skel;
+	int err;
+
+	skel = pvsched_boost_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "pvsched-bpf: loading %s failed: %s\n",
+			BOOST_NAME, strerror(errno));
+		return -1;
+	}
+	err = driver_attach(skel->maps.pvsched_boost_ops, BOOST_NAME);
+	pvsched_boost_bpf__destroy(skel);
+	return err;
+}
+
 /*
  * bpf_pvsched_sleep with sleepable register and unregister programs, or
  * with a sleepable notify_event (@notify), which the kernel refuses. The
@@ -229,11 +248,13 @@ static int cmd_load(const char *which)
 		return load_sample();
 	if (!strcmp(which, "nop"))
 		return load_nop();
+	if (!strcmp(which, "boost"))
+		return load_boost();
 	if (!strcmp(which, "sleep"))
 		return load_sleep(false);
 	if (!strcmp(which, "sleep-notify"))
 		return load_sleep(true);
-	fprintf(stderr, "pvsched-bpf: unknown driver '%s' (sample, count, nop, sleep, sleep-notify)\n",
+	fprintf(stderr, "pvsched-bpf: unknown driver '%s' (sample, count, nop, boost, sleep, sleep-notify)\n",
 		which);
 	return -1;
 }
@@ -368,7 +389,7 @@ static int cmd_reset(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pvsched-bpf [-v] load sample|count|nop|sleep|sleep-notify\n"
+		"usage: pvsched-bpf [-v] load sample|count|nop|boost|sleep|sleep-notify\n"
 		"       pvsched-bpf [-v] unload NAME\n"
 		"       pvsched-bpf stats | reset\n");
 }

@@ -78,7 +78,8 @@ void BPF_PROG(pvsched_count_unreg, struct pid *pid)
 }
 
 SEC("struct_ops/pvsched_count_notify_event")
-void BPF_PROG(pvsched_count_notify_event, void *addr, struct pid *pid,
+void BPF_PROG(pvsched_count_notify_event, struct pvsched_vcpu_area *area,
+	      struct pid *pid,
 	      __u32 event)
 {
 	struct pvsched_bpf_counts *c = task_counts(pid);

@@ -28,7 +28,8 @@ void BPF_PROG(pvsched_vcpu_unreg, struct pid *pid)
 }
 
 SEC("struct_ops/pvsched_vcpu_notify_event")
-void BPF_PROG(pvsched_vcpu_notify_event, void *addr, struct pid *pid,
+void BPF_PROG(pvsched_vcpu_notify_event, struct pvsched_vcpu_area *area,
+	      struct pid *pid,
 	      __u32 event)
 {
 	bpf_printk("pvsched_vcpu_notify: tid %d event %u", vcpu_tid(pid), event);

@@ -25,7 +25,8 @@ void BPF_PROG(pvsched_sleep_unreg, struct pid *pid)
 }
 
 SEC("struct_ops/pvsched_sleep_notify_event")
-void BPF_PROG(pvsched_sleep_notify_event, void *addr, struct pid *pid,
+void BPF_PROG(pvsched_sleep_notify_event, struct pvsched_vcpu_area *area,
+	      struct pid *pid,
 	      __u32 event)
 {
 }

@@ -50,7 +50,8 @@ static unsigned int registered;
 module_param(registered, uint, 0444);
 MODULE_PARM_DESC(registered, "drivers registered by kind=many");
 
-static void test_drv_notify(void *addr, struct pid *pid, u32 event)
+static void test_drv_notify(struct pvsched_vcpu_area *area, struct pid *pid,
+			    u32 event)
 {
 }
 
@@ -73,7 +74,7 @@ enum strict_stat {
 	ST_UNREGISTER,
 	ST_CALLBACK,
 	ST_AREA,		/* callbacks with the vCPU's shared area */
-	ST_NOAREA,		/* callbacks with addr == NULL */
+	ST_NOAREA,		/* callbacks with area == NULL */
 	ST_STRAY,		/* callback for a task not registered */
 	ST_UNPAIRED,		/* VMENTER in guest, VMEXIT outside */
 	ST_DOUBLE_REGISTER,
@@ -181,7 +182,8 @@ static void strict_unregister(struct pid *pid)
 	strict_maybe_sleep();
 }
 
-static void strict_notify(void *addr, struct pid *pid, u32 event)
+static void strict_notify(struct pvsched_vcpu_area *area, struct pid *pid,
+			  u32 event)
 {
 	enum strict_stat err = ST_NR;
 	struct strict_task *t;
@@ -204,9 +206,7 @@ static void strict_notify(void *addr, struct pid *pid, u32 event)
 	}
 	raw_spin_unlock_irqrestore(&strict_lock, flags);
 	atomic_long_inc(&strict_stats[ST_CALLBACK]);
-	if (addr) {
-		const struct pvsched_vcpu_area *area = addr;
-
+	if (area) {
 		/* Guest memory: any value, read once (KASAN checks the map). */
 		WRITE_ONCE(strict_guest_prio, READ_ONCE(area->guest_prio));
 		WRITE_ONCE(strict_area_version, READ_ONCE(area->version));

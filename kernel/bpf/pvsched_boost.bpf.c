@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_pvsched_boost: the policy of the pvsched_boost module as a BPF
+ * driver. On every VM exit, halt and interrupt injection it reads the
+ * vCPU's shared area, which the verifier types and bounds-checks and which
+ * may be NULL, and asks the pvsched core for a boost of the vCPU task
+ * while the guest flags a latency-critical section or runs a real-time
+ * task, for its end otherwise. The core applies it within its bounds, and
+ * assigning the driver needs CAP_SYS_NICE (PVSCHED_OPS_BOOST).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+/* uapi/linux/pvsched.h: macros are not in vmlinux.h. */
+#define PVSCHED_AREA_VERSION	1
+#define PVSCHED_GUEST_BOOST	(1U << 0)
+#define PVSCHED_OPS_BOOST	0x1
+
+char _license[] SEC("license") = "GPL";
+
+int bpf_pvsched_vcpu_boost(struct pid *pid) __ksym;
+int bpf_pvsched_vcpu_unboost(struct pid *pid) __ksym;
+
+/* What the guest asks for; each field read once, any value possible. */
+static bool boost_wanted(struct pvsched_vcpu_area *area)
+{
+	__u32 prio;
+
+	if (area->version != PVSCHED_AREA_VERSION)
+		return false;
+	if (area->guest_flags & PVSCHED_GUEST_BOOST)
+		return true;
+	prio = area->guest_prio;
+	return prio >= 1 && prio <= 99;
+}
+
+SEC("struct_ops/pvsched_boost_notify_event")
+void BPF_PROG(pvsched_boost_notify_event, struct pvsched_vcpu_area *area,
+	      struct pid *pid, __u32 event)
+{
+	/* No area this time: no news, keep what was asked. */
+	if (!area)
+		return;
+	if (boost_wanted(area))
+		bpf_pvsched_vcpu_boost(pid);
+	else
+		bpf_pvsched_vcpu_unboost(pid);
+}
+
+SEC(".struct_ops")
+struct pvsched_vcpu_ops pvsched_boost_ops = {
+	.pvsched_vcpu_notify_event	= (void *)pvsched_boost_notify_event,
+	.events				= PVSCHED_VCPU_VMEXIT |
+					  PVSCHED_VCPU_HALT |
+					  PVSCHED_VCPU_INTR_INJ,
+	.flags				= PVSCHED_OPS_BOOST,
+	.name				= "bpf_pvsched_boost",
+};
