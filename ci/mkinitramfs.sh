@@ -5,8 +5,10 @@
 # and its payloads, the kernel report patterns and the regression suite,
 # all static binaries, and Debian's jq (for the JSON checks of
 # minivmm_test.sh), which is dynamic: it comes with the shared libraries
-# and the dynamic loader that ldd lists, each at its host path. A missing
-# file is an error, not a smaller initramfs.
+# and the dynamic loader that ldd lists, each at its host path. Besides
+# root, /etc/passwd has nobody (uid 65534), for the checks that run
+# minivmm without privileges (busybox su). A missing file is an error, not
+# a smaller initramfs.
 #
 # Usage: ci/mkinitramfs.sh [-b] [-s] [KERNEL_OUT_DIR] [OUTPUT]
 #   -b  the unpatched baseline kernel: no pvsched_count.ko, no pvsched-bpf
@@ -52,7 +54,7 @@ for lib in $JQ_LIBS; do
 	need "$lib" "ldd $JQ names it"
 done
 need "$ROOT/vmm/minivmm" "make vmm"
-for p in io halt cpuid; do
+for p in io halt cpuid boost; do
 	need "$ROOT/guest-payload/$p.bin" "make vmm"
 done
 if [ -z "$BASELINE" ]; then
@@ -64,10 +66,13 @@ if [ -n "$SUITE" ]; then
 		need "$BUILD/tests/$t" "ci/check.sh builds the suite"
 	done
 	need "$KOUT/modules/pvsched_test_drv.ko" "ci/check.sh builds ci/modules"
+	need "$KOUT/modules/pvsched_boost.ko" "make kernel (minivmm_test.sh)"
 fi
 
 STAGE=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$STAGE"' EXIT
+# The archive's "." is the VM's /: mktemp's 0700 would lock nobody out.
+chmod 0755 "$STAGE"
 
 echo "==> [initramfs] $OUTPUT"
 mkdir -p "$STAGE"/{bin,sbin,etc,proc,sys,dev,tmp,root,lib/modules,usr/share/minivmm}
@@ -93,7 +98,9 @@ if [ -d "$BUILD/tests" ]; then
 	mkdir -p "$STAGE/tests"
 	cp -r "$BUILD/tests/." "$STAGE/tests/"
 fi
-echo 'root:x:0:0:root:/root:/bin/sh' > "$STAGE/etc/passwd"
+printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' \
+	'nobody:x:65534:65534:nobody:/:/bin/sh' > "$STAGE/etc/passwd"
+printf '%s\n' 'root:x:0:' 'nogroup:x:65534:' > "$STAGE/etc/group"
 
 (cd "$STAGE" && find . -print0 | sort -z |
 	cpio --null -o -H newc --owner=0:0 --quiet) > "$OUTPUT.tmp"

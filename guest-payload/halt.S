@@ -4,48 +4,18 @@
  * "sti; hlt" loop. Every timer interrupt is a tick; an iteration is a tick.
  * With KVM's in-kernel irqchip the HLTs and the interrupt injections are
  * handled in the kernel: only PROGRESS and DONE reach the VMM (and
- * DUP_IRQS, see timer_isr).
+ * DUP_IRQS, see timer_isr in lapic-timer.S).
  *
- * Needs KVM_CREATE_IRQCHIP. The xAPIC is at its reset address, which the
- * VMM's page tables map.
+ * Needs KVM_CREATE_IRQCHIP and params.timer_count (lapic-timer.S).
  */
 #include "payload.h"
-
-#define LAPIC_BASE		0xfee00000
-#define APIC_EOI		0x0b0
-#define APIC_SVR		0x0f0
-#define APIC_LVTT		0x320
-#define APIC_TMICT		0x380
-#define APIC_TDCR		0x3e0
-#define APIC_SVR_ENABLE		(1 << 8)
-#define APIC_LVT_MASKED		(1 << 16)
-#define APIC_LVT_PERIODIC	(1 << 17)
-#define APIC_TDCR_DIV1		0xb
-
-#define TIMER_VECTOR		0x20
-#define SPURIOUS_VECTOR		0xff
-#define IDT_ENTRIES		256
-#define GATE_INTR		0x8e	/* present, DPL 0, interrupt gate */
 
 	.code64
 	.section .text.entry, "ax"
 	.globl	_start
 _start:
 	PAYLOAD_ENTRY
-	cmpq	$0, PARAM(TIMER_COUNT)
-	jne	.Ltimer_ok
-	UCALL	UCALL_FAIL, $FAIL_BAD_PARAMS
-	HALT_FOREVER
-.Ltimer_ok:
-	call	fill_idt
-	lidt	idt_desc
-
-	mov	$LAPIC_BASE, %ebx
-	movl	$(APIC_SVR_ENABLE | SPURIOUS_VECTOR), APIC_SVR(%rbx)
-	movl	$APIC_TDCR_DIV1, APIC_TDCR(%rbx)
-	movl	$(APIC_LVT_PERIODIC | TIMER_VECTOR), APIC_LVTT(%rbx)
-	mov	PARAM(TIMER_COUNT), %eax
-	mov	%eax, APIC_TMICT(%rbx)
+	call	lapic_timer_start
 .Lloop:
 	CHECK_DONE .Ldone
 	sti
@@ -55,119 +25,7 @@ _start:
 	MAYBE_PROGRESS
 	jmp	.Lloop
 .Ldone:
-	movl	$APIC_LVT_MASKED, APIC_LVTT(%rbx)
-	movl	$0, APIC_TMICT(%rbx)
-	mov	VCPU_DUP_IRQS(%r15), %rsi
-	test	%rsi, %rsi
-	jz	.Lno_dups
-	UCALL	UCALL_DUP_IRQS, %rsi
-.Lno_dups:
+	call	lapic_timer_stop
+	SEND_DUP_IRQS
 	UCALL	UCALL_DONE, %r12
 	HALT_FOREVER
-
-	.text
-/*
- * Fill the IDT: exception stubs for 0-31, the timer and spurious vectors,
- * unexpected_irq for everything else. Every vCPU writes the same values.
- */
-fill_idt:
-	xor	%ecx, %ecx
-.Lnext_gate:
-	lea	unexpected_irq, %rax
-	cmp	$32, %ecx
-	jae	.Lnot_exc
-	mov	%ecx, %eax
-	shl	$4, %eax
-	add	$exc_stubs, %rax
-.Lnot_exc:
-	cmp	$TIMER_VECTOR, %ecx
-	jne	.Lnot_timer
-	lea	timer_isr, %rax
-.Lnot_timer:
-	cmp	$SPURIOUS_VECTOR, %ecx
-	jne	.Lset
-	lea	spurious_isr, %rax
-.Lset:
-	call	set_gate
-	inc	%ecx
-	cmp	$IDT_ENTRIES, %ecx
-	jb	.Lnext_gate
-	ret
-
-/* IDT entry %rcx := interrupt gate to %rax (below 4 GiB). */
-set_gate:
-	movzwl	%ax, %edx
-	or	$(MINIVMM_CODE_SEL << 16), %edx
-	mov	%rax, %rsi
-	shr	$16, %rsi
-	shl	$48, %rsi
-	or	%rsi, %rdx
-	movabs	$(GATE_INTR << 40), %rsi
-	or	%rsi, %rdx
-	mov	%rcx, %rdi
-	shl	$4, %rdi
-	mov	%rdx, idt(%rdi)
-	movq	$0, idt + 8(%rdi)
-	ret
-
-/*
- * A tick, unless the interrupted code is this handler itself: an interrupt
- * gate clears IF, so a CPU never delivers the timer vector there, but
- * QEMU's TCG does when it emulates SVM for a nested KVM. Its VMRUN
- * delivers the interrupt that KVM injected (EVENTINJ) and leaves the
- * vector in its pending-exception slot; a kick of the vCPU before anything
- * overwrites the slot delivers it once more, at the first instruction of
- * the handler. That copy is no interrupt KVM injected: count it apart, and
- * do not EOI, the original does.
- */
-timer_isr:
-	push	%rax
-	mov	8(%rsp), %rax			/* the interrupted RIP */
-	sub	$timer_isr, %rax
-	cmp	$(timer_isr_end - timer_isr), %rax
-	jb	.Lduplicate
-	incq	VCPU_TICKS(%r15)
-	mov	$LAPIC_BASE, %eax
-	movl	$0, APIC_EOI(%rax)
-	pop	%rax
-	iretq
-.Lduplicate:
-	incq	VCPU_DUP_IRQS(%r15)
-	pop	%rax
-	iretq
-timer_isr_end:
-
-spurious_isr:
-	iretq
-
-unexpected_irq:
-	UCALL	UCALL_FAIL, $FAIL_UNEXPECTED_IRQ
-	HALT_FOREVER
-
-/* One 16-byte stub per exception vector: FAIL(FAIL_EXCEPTION + vector). */
-	.balign	16
-exc_stubs:
-	vector = 0
-	.rept	32
-	.balign	16
-	pushq	$vector
-	jmp	exc_common
-	vector = vector + 1
-	.endr
-
-exc_common:
-	pop	%rsi
-	add	$FAIL_EXCEPTION, %rsi
-	UCALL	UCALL_FAIL, %rsi
-	HALT_FOREVER
-
-	.data
-	.balign	16
-idt_desc:
-	.word	IDT_ENTRIES * 16 - 1
-	.quad	idt
-
-	.bss
-	.balign	16
-idt:
-	.skip	IDT_ENTRIES * 16

@@ -11,6 +11,11 @@
  * vCPU runs. The guest talks back with a "ucall": it stores a struct
  * minivmm_ucall somewhere in guest memory and writes its guest-physical
  * address with a 32-bit OUT to MINIVMM_UCALL_PORT.
+ *
+ * When KVM offers KVM_CAP_PVSCHED_AREA, the VMM registers one struct
+ * pvsched_vcpu_area (<linux/pvsched.h>, 64 bytes) per vCPU with
+ * KVM_SET_PVSCHED_AREA: vCPU i's is at params.pvsched_area_gpa +
+ * PVSCHED_AREA_SIZE * i. params.pvsched_area_gpa is 0 when there is none.
  */
 #ifndef MINIVMM_GUEST_H
 #define MINIVMM_GUEST_H
@@ -31,9 +36,12 @@
 #define UCALL_DONE		2	/* arg: iterations done in total */
 #define UCALL_FAIL		3	/* arg: one of the FAIL_* codes */
 #define UCALL_DUP_IRQS		4	/* arg: duplicate deliveries, see halt.S */
+#define UCALL_AREA		5	/* arg: GPA of its area, 0: none */
+#define UCALL_BOOST_SEEN	6	/* arg: bursts that saw BOOSTED */
 
 /* FAIL codes. */
 #define FAIL_BAD_PARAMS		0x001	/* params magic mismatch */
+#define FAIL_BAD_AREA		0x002	/* area version is not 1 */
 #define FAIL_EXCEPTION		0x100	/* + vector: CPU exception */
 #define FAIL_UNEXPECTED_IRQ	0x200	/* interrupt on an unused vector */
 
@@ -46,6 +54,29 @@
 #define PARAMS_TIMER_COUNT	24	/* halt: LAPIC timer initial count */
 #define PARAMS_NR_VCPUS		32
 #define PARAMS_STOP		36	/* the VMM sets it to 1 to stop */
+#define PARAMS_PVSCHED_AREA	40	/* vCPU 0's area, 0: none */
+#define PARAMS_BUSY_LOOPS	48	/* boost: busy loop length */
+#define PARAMS_SIZE		56
+
+/*
+ * struct pvsched_vcpu_area (<linux/pvsched.h>): field offsets and flags,
+ * for the assembly side. vmm/kvm-abi.h has the C struct, vmm/layout.h
+ * checks it against these.
+ */
+#define PVSCHED_AREA_SIZE	64	/* also its alignment */
+#define PVSCHED_AREA_VERSION	1
+#define AREA_VERSION		0	/* __u32, written by KVM */
+#define AREA_HOST_FLAGS		4	/* __u32, PVSCHED_HOST_* */
+#define AREA_GUEST_FLAGS	8	/* __u32, PVSCHED_GUEST_* */
+#define AREA_GUEST_PRIO		12	/* __u32, 0, or 1..99: RT */
+#define AREA_BOOSTED_NS		16	/* __u64, host */
+#define AREA_BOOSTS		24	/* __u32, host */
+#define AREA_THROTTLES		28	/* __u32, host */
+#define AREA_UNBOOSTS		32	/* __u32, host */
+
+#define PVSCHED_GUEST_BOOST	(1 << 0)	/* boost me */
+#define PVSCHED_HOST_BOOSTED	(1 << 0)	/* vCPU thread boosted */
+#define PVSCHED_HOST_THROTTLED	(1 << 1)	/* no boost for now */
 
 /* struct minivmm_ucall field offsets. */
 #define UCALL_CMD		0
@@ -62,6 +93,8 @@ struct minivmm_params {
 	__u64 timer_count;
 	__u32 nr_vcpus;
 	__u32 stop;
+	__u64 pvsched_area_gpa;		/* vCPU 0's area, 0: none */
+	__u64 busy_loops;		/* boost: busy loop iterations */
 };
 
 struct minivmm_ucall {
@@ -79,6 +112,11 @@ _Static_assert(__builtin_offsetof(struct minivmm_params, nr_vcpus) ==
 	       PARAMS_NR_VCPUS, "params layout");
 _Static_assert(__builtin_offsetof(struct minivmm_params, stop) ==
 	       PARAMS_STOP, "params layout");
+_Static_assert(__builtin_offsetof(struct minivmm_params, pvsched_area_gpa) ==
+	       PARAMS_PVSCHED_AREA, "params layout");
+_Static_assert(__builtin_offsetof(struct minivmm_params, busy_loops) ==
+	       PARAMS_BUSY_LOOPS, "params layout");
+_Static_assert(sizeof(struct minivmm_params) == PARAMS_SIZE, "params layout");
 _Static_assert(sizeof(struct minivmm_ucall) == UCALL_SIZE, "ucall layout");
 #endif /* !__ASSEMBLER__ */
 

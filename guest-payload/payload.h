@@ -80,4 +80,13 @@
 .Lno_progress\@:
 .endm
 
+/* DUP_IRQS(n) if the timer payload counted n > 0 duplicate deliveries. */
+.macro SEND_DUP_IRQS
+	mov	VCPU_DUP_IRQS(%r15), %rsi
+	test	%rsi, %rsi
+	jz	.Lno_dups\@
+	UCALL	UCALL_DUP_IRQS, %rsi
+.Lno_dups\@:
+.endm
+
 #endif /* PAYLOAD_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * <linux/kvm.h> plus the pvsched ABI, which the installed headers may lack.
+ * <linux/kvm.h> plus the pvsched ABI, which the installed headers may lack,
+ * and struct pvsched_vcpu_area of <linux/pvsched.h>, which they do lack.
  */
 #ifndef MINIVMM_KVM_ABI_H
 #define MINIVMM_KVM_ABI_H
@@ -20,6 +21,39 @@ struct kvm_pvsched_ops {
 #define KVM_GET_PVSCHED_OPS	_IOR(KVMIO, 0xe4, struct kvm_pvsched_ops)
 #define KVM_REPLACE_PVSCHED_OPS	_IOWR(KVMIO, 0xe5, struct kvm_pvsched_ops)
 #endif
+
+#ifndef KVM_CAP_PVSCHED_AREA
+#define KVM_CAP_PVSCHED_AREA	240
+#endif
+
+#ifndef KVM_SET_PVSCHED_AREA
+struct kvm_pvsched_area {
+	__u64 gpa;	/* of a struct pvsched_vcpu_area, 0 for none */
+	__u64 flags;	/* must be 0 */
+};
+
+/* vCPU ioctl, with KVM_CAP_PVSCHED_AREA. */
+#define KVM_SET_PVSCHED_AREA	_IOW(KVMIO, 0xe6, struct kvm_pvsched_area)
+#endif
+
+/*
+ * The per-vCPU area shared with the VM's pvsched driver, as
+ * <linux/pvsched.h> has it (64 bytes, 64-aligned; flags and offsets in
+ * ../guest-payload/minivmm-guest.h). KVM writes version and zeroes the
+ * host fields at registration; the driver rewrites them on each boost
+ * change; the guest writes guest_flags and guest_prio.
+ */
+struct pvsched_vcpu_area {
+	__u32 version;		/* PVSCHED_AREA_VERSION */
+	__u32 host_flags;	/* PVSCHED_HOST_* */
+	__u32 guest_flags;	/* PVSCHED_GUEST_* */
+	__u32 guest_prio;	/* running guest task: 0 normal, 1..99 RT */
+	__u64 boosted_ns;	/* CPU time the vCPU thread ran boosted */
+	__u32 boosts;		/* boosts started */
+	__u32 throttles;	/* boosts ended by the bounds */
+	__u32 unboosts;		/* boosts ended at the driver's request */
+	__u8 reserved[28];
+};
 
 /* Bytes in a driver name buffer, the terminating NUL included. */
 #define PVSCHED_OPS_NAME_SIZE \

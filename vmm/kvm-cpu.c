@@ -39,6 +39,52 @@ int kvm_cpu__init(struct kvm_cpu *cpu, struct kvm *kvm, unsigned int id)
 	return 0;
 }
 
+/*
+ * Register the vCPU's pvsched area at @gpa (KVM_SET_PVSCHED_AREA). KVM
+ * writes its version and zeroes its host fields. On failure: one line
+ * with the errno, and the negative errno.
+ */
+int kvm_cpu__set_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
+{
+	struct kvm_pvsched_area area = { .gpa = gpa, .flags = 0 };
+	int err;
+
+	if (ioctl(cpu->fd, KVM_SET_PVSCHED_AREA, &area)) {
+		err = errno;
+		vcpu_err(cpu, "KVM_SET_PVSCHED_AREA at GPA %#llx: %s (%s)",
+			 (unsigned long long)gpa, strerror(err),
+			 errno_name(err));
+		return -err;
+	}
+	cpu->area_gpa = gpa;
+	return 0;
+}
+
+/*
+ * After the run, with the vCPU thread joined: copy the area as the driver
+ * left it. Each field is read once; the driver may still write them (a
+ * VM destruction or driver change ends a boost).
+ */
+void kvm_cpu__read_pvsched_area(struct kvm_cpu *cpu)
+{
+	struct pvsched_vcpu_area *a, *dst = &cpu->area;
+
+	memset(dst, 0, sizeof(*dst));
+	if (!cpu->area_gpa)
+		return;
+	a = kvm__gpa_to_hva(cpu->kvm, cpu->area_gpa, sizeof(*a));
+	if (!a)
+		return;
+	dst->version = __atomic_load_n(&a->version, __ATOMIC_ACQUIRE);
+	dst->host_flags = __atomic_load_n(&a->host_flags, __ATOMIC_RELAXED);
+	dst->guest_flags = __atomic_load_n(&a->guest_flags, __ATOMIC_RELAXED);
+	dst->guest_prio = __atomic_load_n(&a->guest_prio, __ATOMIC_RELAXED);
+	dst->boosted_ns = __atomic_load_n(&a->boosted_ns, __ATOMIC_RELAXED);
+	dst->boosts = __atomic_load_n(&a->boosts, __ATOMIC_RELAXED);
+	dst->throttles = __atomic_load_n(&a->throttles, __ATOMIC_RELAXED);
+	dst->unboosts = __atomic_load_n(&a->unboosts, __ATOMIC_RELAXED);
+}
+
 static int kvm_cpu__ioctl(struct kvm_cpu *cpu, unsigned long req,
 			  const char *name, void *arg)
 {
@@ -183,6 +229,10 @@ static enum kvm_cpu_state kvm_cpu__guest_fail(struct kvm_cpu *cpu,
 	cpu->fail_code = code;
 	if (code == FAIL_BAD_PARAMS)
 		vcpu_err(cpu, "guest FAIL: bad params block");
+	else if (code == FAIL_BAD_AREA)
+		vcpu_err(cpu, "guest FAIL: pvsched area at %#llx is not version %d",
+			 (unsigned long long)cpu->area_gpa,
+			 PVSCHED_AREA_VERSION);
 	else if (code == FAIL_UNEXPECTED_IRQ)
 		vcpu_err(cpu, "guest FAIL: interrupt on an unused vector");
 	else if (code >= FAIL_EXCEPTION && vec < ARRAY_SIZE(exception_names))
@@ -217,6 +267,18 @@ static enum kvm_cpu_state kvm_cpu__ucall(struct kvm_cpu *cpu, __u32 gpa)
 		return KVM_CPU_DONE;
 	case UCALL_DUP_IRQS:
 		cpu->dup_irqs += uc.arg;
+		return KVM_CPU_RUNNING;
+	case UCALL_AREA:
+		/* The guest found its area where the VMM registered it. */
+		if (uc.arg != cpu->area_gpa) {
+			vcpu_err(cpu, "guest uses the pvsched area at %#llx, the VMM registered %#llx",
+				 (unsigned long long)uc.arg,
+				 (unsigned long long)cpu->area_gpa);
+			return KVM_CPU_ERROR;
+		}
+		return KVM_CPU_RUNNING;
+	case UCALL_BOOST_SEEN:
+		cpu->boost_seen += uc.arg;
 		return KVM_CPU_RUNNING;
 	case UCALL_FAIL:
 		return kvm_cpu__guest_fail(cpu, uc.arg);

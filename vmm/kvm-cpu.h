@@ -45,13 +45,23 @@ struct kvm_cpu {
 	unsigned long long progress;	/* last PROGRESS(n) */
 	unsigned long long done;	/* DONE(n) */
 	unsigned long long dup_irqs;	/* sum of DUP_IRQS(n) */
+	unsigned long long boost_seen;	/* sum of BOOST_SEEN(n) */
 	unsigned long long fail_code;	/* FAIL(code) */
 	/* CLOCK_MONOTONIC ns: before the first KVM_RUN, when the loop ended. */
 	unsigned long long run_start_ns;
 	unsigned long long run_end_ns;
+
+	/*
+	 * The pvsched area registered for this vCPU (0: none), and a copy of
+	 * it read after the run, for the report.
+	 */
+	__u64 area_gpa;
+	struct pvsched_vcpu_area area;
 };
 
 int kvm_cpu__init(struct kvm_cpu *cpu, struct kvm *kvm, unsigned int id);
+int kvm_cpu__set_pvsched_area(struct kvm_cpu *cpu, __u64 gpa);
+void kvm_cpu__read_pvsched_area(struct kvm_cpu *cpu);
 void *kvm_cpu__thread(void *arg);
 void kvm_cpu__kick(struct kvm_cpu *cpu);
 int kvm_cpu__check(const struct kvm_cpu *cpu, unsigned long long iterations,

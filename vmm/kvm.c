@@ -204,6 +204,16 @@ int kvm__create_vm(struct kvm *kvm, bool irqchip)
 	return kvm__setup_memory(kvm);
 }
 
+/*
+ * Does KVM offer the per-vCPU pvsched area (KVM_SET_PVSCHED_AREA)? Asked
+ * on the VM, which answers for this VM; a kernel without the series says 0.
+ */
+bool kvm__has_pvsched_area(struct kvm *kvm)
+{
+	return ioctl(kvm->vm_fd, KVM_CHECK_EXTENSION,
+		     KVM_CAP_PVSCHED_AREA) > 0;
+}
+
 /* A host pointer for [gpa, gpa + len), or NULL if not all guest RAM. */
 void *kvm__gpa_to_hva(struct kvm *kvm, unsigned long long gpa, size_t len)
 {

@@ -23,6 +23,7 @@ int kvm__open(struct kvm *kvm);
 int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
 		    unsigned int nr_vcpus);
 int kvm__create_vm(struct kvm *kvm, bool irqchip);
+bool kvm__has_pvsched_area(struct kvm *kvm);
 void *kvm__gpa_to_hva(struct kvm *kvm, unsigned long long gpa, size_t len);
 struct minivmm_params *kvm__params(struct kvm *kvm);
 void kvm__close(struct kvm *kvm);

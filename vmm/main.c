@@ -3,12 +3,14 @@
  * minivmm: run a tiny guest on N vCPU threads under a pvsched driver.
  *
  *   parse options -> find and read the payload -> open KVM, check caps ->
- *   create the VM, copy the payload in -> create vCPUs -> read, reset,
- *   replace the pvsched driver -> start the vCPU threads -> main loop
- *   (switches, --seconds deadline, signals, failures) -> join -> read the
- *   callback counts -> report
+ *   create the VM, copy the payload in -> create vCPUs -> register their
+ *   pvsched areas if KVM offers them -> read, reset, replace the pvsched
+ *   driver -> start the vCPU threads -> main loop (switches, --seconds
+ *   deadline, signals, failures) -> join -> read the callback counts and
+ *   the areas -> report
  *
- * With --no-pvsched every pvsched step (cap, ioctls, stats) is skipped.
+ * With --no-pvsched every pvsched step (caps, ioctls, areas, stats) is
+ * skipped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +34,9 @@
 
 #define MAIN_LOOP_NS		5000000		/* 5 ms */
 #define STOP_GRACE_SECONDS	5.0		/* DONE due after params.stop */
+
+_Static_assert(MINIVMM_MAX_VCPUS <= GUEST_PVSCHED_AREA_SLOTS,
+	       "one pvsched area per vCPU does not fit in the areas' page");
 
 struct vm {
 	struct options opts;
@@ -138,6 +143,11 @@ static int vm__load_payload(struct vm *vm)
 		       pi->name);
 		return EXIT_USAGE;
 	}
+	if (vm->opts.busy_loops && pi && !pi->busy) {
+		pr_err("--busy-loops: payload %s has no busy loop (only boost, or a payload file of another name)",
+		       pi->name);
+		return EXIT_USAGE;
+	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	payload__dirs(exe, &dirs);
@@ -178,9 +188,38 @@ static void vm__fill_params(struct vm *vm)
 	p->timer_count = vm->report.period_us * MINIVMM_TIMER_COUNT_PER_US;
 	p->nr_vcpus = vm->opts.nr_vcpus;
 	p->stop = 0;
+	p->pvsched_area_gpa = 0;	/* vm__pvsched_areas() sets it */
+	p->busy_loops = vm->report.busy_loops;
 }
 
-/* KVM, caps, VM, payload, params and the vCPU fds. */
+/*
+ * One pvsched area per vCPU, vCPU i's at GUEST_PVSCHED_AREA(i), when KVM
+ * offers them; then the guest learns where they are from the params
+ * block. Without KVM_CAP_PVSCHED_AREA the VM runs without (the report
+ * says so); a failed KVM_SET_PVSCHED_AREA fails the run. --no-pvsched
+ * does not even ask.
+ */
+static int vm__pvsched_areas(struct vm *vm)
+{
+	unsigned int i;
+
+	vm->report.area = AREA_NOT_USED;
+	if (vm->opts.no_pvsched)
+		return EXIT_OK;
+	vm->report.area = AREA_NOT_OFFERED;
+	if (!kvm__has_pvsched_area(&vm->kvm))
+		return EXIT_OK;
+	for (i = 0; i < vm->nr_cpus; i++) {
+		if (kvm_cpu__set_pvsched_area(&vm->cpus[i],
+					      GUEST_PVSCHED_AREA(i)))
+			return EXIT_FAILED;
+	}
+	kvm__params(&vm->kvm)->pvsched_area_gpa = GUEST_PVSCHED_AREA_GPA;
+	vm->report.area = AREA_REGISTERED;
+	return EXIT_OK;
+}
+
+/* KVM, caps, VM, payload, params, the vCPU fds and their pvsched areas. */
 static int vm__create(struct vm *vm)
 {
 	unsigned int i;
@@ -206,7 +245,7 @@ static int vm__create(struct vm *vm)
 		if (kvm_cpu__init(&vm->cpus[i], &vm->kvm, i))
 			return EXIT_FAILED;
 	}
-	return EXIT_OK;
+	return vm__pvsched_areas(vm);
 }
 
 static bool vm__uses_pvsched_count(const struct vm *vm)
@@ -436,6 +475,7 @@ static void vm__report(struct vm *vm)
 		if (kvm_cpu__check(&vm->cpus[i], r->iterations,
 				   vm->info->work_port))
 			ok = false;
+		kvm_cpu__read_pvsched_area(&vm->cpus[i]);
 	}
 	if (!vm->opts.no_pvsched)
 		r->final_ok = !pvsched__get(vm->kvm.vm_fd, r->final);
@@ -472,6 +512,9 @@ static int vm__run(struct vm *vm)
 				o->iterations ?: vm->info->iterations;
 	if (vm->info->timer)
 		vm->report.period_us = o->period_us ?: MINIVMM_DEFAULT_PERIOD_US;
+	if (vm->info->busy)
+		vm->report.busy_loops = o->busy_loops ?:
+					MINIVMM_DEFAULT_BUSY_LOOPS;
 	kvm__init(&vm->kvm);
 	vm__fail(vm, vm__create(vm));
 	if (!vm->status)

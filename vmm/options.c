@@ -21,6 +21,7 @@ enum {
 	OPT_ITERATIONS,
 	OPT_SECONDS,
 	OPT_PERIOD_US,
+	OPT_BUSY_LOOPS,
 	OPT_SWITCH,
 	OPT_LIST_DRIVERS,
 	OPT_JSON,
@@ -34,6 +35,7 @@ static const struct option long_options[] = {
 	{ "iterations",	  required_argument, NULL, OPT_ITERATIONS },
 	{ "seconds",	  required_argument, NULL, OPT_SECONDS },
 	{ "period-us",	  required_argument, NULL, OPT_PERIOD_US },
+	{ "busy-loops",	  required_argument, NULL, OPT_BUSY_LOOPS },
 	{ "switch",	  required_argument, NULL, OPT_SWITCH },
 	{ "list-drivers", no_argument,	     NULL, OPT_LIST_DRIVERS },
 	{ "json",	  no_argument,	     NULL, OPT_JSON },
@@ -57,19 +59,24 @@ void options__usage(FILE *f)
 "                       no pvsched ioctl is made, no callback counts are\n"
 "                       read or reset; excludes --pvsched and --switch\n"
 "  --vcpus=N            number of vCPUs, 1..%d (default 1)\n"
-"  --payload=NAME|PATH  guest payload (default io): io, halt or cpuid, found\n"
-"                       as NAME.bin next to the minivmm binary, then in\n"
-"                       ../guest-payload/ relative to it, then in\n"
+"  --payload=NAME|PATH  guest payload (default io): io, halt, cpuid or boost,\n"
+"                       found as NAME.bin next to the minivmm binary, then\n"
+"                       in ../guest-payload/ relative to it, then in\n"
 "                       /usr/share/minivmm/; anything with a '/' is a path\n"
 "  --iterations=N       guest iterations per vCPU (default): io port writes\n"
 "                       (100000), cpuid CPUIDs (1000000), halt timer ticks\n"
-"                       (1000)\n"
+"                       (1000), boost bursts, one per tick (100)\n"
 "  --seconds=S          run S seconds instead (decimals allowed), then ask\n"
 "                       the guest to stop; excludes --iterations\n"
-"  --period-us=N        halt payload: LAPIC timer period in microseconds,\n"
-"                       1..%llu (default %llu, the timer count is N * %llu);\n"
-"                       also passed to a payload given by a path of another\n"
-"                       name; a usage error with io or cpuid (no timer)\n"
+"  --period-us=N        halt and boost payloads: LAPIC timer period in\n"
+"                       microseconds, 1..%llu (default %llu, the timer count\n"
+"                       is N * %llu); also passed to a payload given by a\n"
+"                       path of another name; a usage error with io or cpuid\n"
+"                       (no timer)\n"
+"  --busy-loops=N       boost payload: iterations of the busy loop it runs\n"
+"                       boosted per burst, 1..%llu (default %llu); also\n"
+"                       passed to a payload file of another name; a usage\n"
+"                       error with io, halt or cpuid\n"
 "  --switch=NAME@S      replace the driver with NAME S seconds after the\n"
 "                       vCPUs start (@S alone unassigns); repeatable, up\n"
 "                       to %d times\n"
@@ -84,11 +91,18 @@ void options__usage(FILE *f)
 "map (cumulative per thread id since its loader's reset), else \"-\"\n"
 "(always \"-\" with --no-pvsched).\n"
 "\n"
+"When KVM offers KVM_CAP_PVSCHED_AREA (and without --no-pvsched), each vCPU\n"
+"gets a pvsched area (KVM_SET_PVSCHED_AREA); the report shows its boost\n"
+"counters as the driver left them.\n"
+"\n"
 "Exit status: %d ok, %d usage error, %d kernel without pvsched support (a\n"
 "run with --no-pvsched never gives it), %d any other failure (KVM, guest,\n"
-"unknown driver), 128+N stopped by signal N (SIGINT, SIGTERM).\n",
+"unknown driver, KVM_SET_PVSCHED_AREA, EPERM for a driver that changes\n"
+"scheduling without CAP_SYS_NICE), 128+N stopped by signal N (SIGINT,\n"
+"SIGTERM).\n",
 		MINIVMM_MAX_VCPUS, MINIVMM_MAX_PERIOD_US,
 		MINIVMM_DEFAULT_PERIOD_US, MINIVMM_TIMER_COUNT_PER_US,
+		MINIVMM_MAX_BUSY_LOOPS, MINIVMM_DEFAULT_BUSY_LOOPS,
 		MINIVMM_MAX_SWITCHES, EXIT_OK, EXIT_USAGE,
 		EXIT_NO_PVSCHED, EXIT_FAILED);
 }
@@ -258,6 +272,15 @@ static int options__one(struct options *opts, int c, const char *arg,
 				"minivmm: --period-us: '%s' is not in 1..%llu (microseconds; the timer count, %llu per us, must fit in 32 bits)\n",
 				arg, MINIVMM_MAX_PERIOD_US,
 				MINIVMM_TIMER_COUNT_PER_US);
+			return -1;
+		}
+		return 0;
+	case OPT_BUSY_LOOPS:
+		if (options__parse_count(arg, MINIVMM_MAX_BUSY_LOOPS,
+					 &opts->busy_loops)) {
+			fprintf(err,
+				"minivmm: --busy-loops: '%s' is not in 1..%llu\n",
+				arg, MINIVMM_MAX_BUSY_LOOPS);
 			return -1;
 		}
 		return 0;

@@ -21,6 +21,10 @@
 #define MINIVMM_DEFAULT_PERIOD_US	1000ULL
 #define MINIVMM_MAX_PERIOD_US		(0xffffffffULL / MINIVMM_TIMER_COUNT_PER_US)
 
+/* The boost payload's busy loop, run boosted once per iteration. */
+#define MINIVMM_DEFAULT_BUSY_LOOPS	10000ULL
+#define MINIVMM_MAX_BUSY_LOOPS		1000000000ULL
+
 /* Exit statuses (documented in --help and README.md). */
 #define EXIT_OK			0
 #define EXIT_USAGE		1	/* bad command line */
@@ -42,6 +46,7 @@ struct options {
 	unsigned long long iterations;	/* 0: not given */
 	double seconds;			/* 0: not given */
 	unsigned long long period_us;	/* --period-us, 0: not given */
+	unsigned long long busy_loops;	/* --busy-loops, 0: not given */
 	struct pvsched_switch switches[MINIVMM_MAX_SWITCHES];
 	unsigned int nr_switches;	/* sorted by time */
 	bool list_drivers;

@@ -23,14 +23,16 @@ static const struct payload_info payloads[] = {
 	  .iterations = 1000, .progress_every = 250 },
 	{ .name = "cpuid",
 	  .iterations = 1000000, .progress_every = 100000 },
+	{ .name = "boost", .irqchip = true, .work_port = true, .timer = true,
+	  .busy = true, .iterations = 100, .progress_every = 25 },
 };
 
 /*
  * Any other file: give it an irqchip and a timer count, in case it uses the
- * LAPIC.
+ * LAPIC, and a busy loop length.
  */
 static const struct payload_info payload_other = {
-	.name = "other", .irqchip = true, .timer = true,
+	.name = "other", .irqchip = true, .timer = true, .busy = true,
 	.iterations = 100000, .progress_every = 10000,
 };
 
@@ -58,7 +60,7 @@ const struct payload_info *payload__info(const char *name_or_path)
 
 const char *payload__names(void)
 {
-	return "io, halt, cpuid";
+	return "io, halt, cpuid, boost";
 }
 
 /* Search order: next to the binary, ../guest-payload/, the system dir. */

@@ -19,6 +19,7 @@ struct payload_info {
 	bool irqchip;			/* needs the in-kernel irqchip */
 	bool work_port;			/* one MINIVMM_WORK_PORT write each */
 	bool timer;			/* gets params.timer_count (--period-us) */
+	bool busy;			/* gets params.busy_loops */
 	unsigned long long iterations;	/* default iteration count */
 	unsigned long long progress_every;
 };

@@ -8,7 +8,9 @@
  *	ioctl(vm_fd, KVM_GET_PVSCHED_OPS, &ops);	// ops = current name
  *
  * "" means no driver. REPLACE fails with EINVAL for an unknown name and
- * leaves the assignment alone; a kernel without pvsched gives ENOTTY.
+ * leaves the assignment alone; a kernel without pvsched gives ENOTTY. A
+ * driver that changes scheduling (pvsched_boost) needs CAP_SYS_NICE in the
+ * initial user namespace: EPERM without, and the VM keeps its driver.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -100,6 +102,11 @@ int pvsched__error(const char *op, const char *name, int err)
 		       name, *avail ? avail : "none");
 		return EXIT_FAILED;
 	}
-	pr_err("%s: %s", op, strerror(-err));
+	if (err == -EPERM && name) {
+		pr_err("%s: pvsched driver '%s': %s (%s): selecting a driver that changes scheduling needs CAP_SYS_NICE",
+		       op, name, strerror(-err), errno_name(-err));
+		return EXIT_FAILED;
+	}
+	pr_err("%s: %s (%s)", op, strerror(-err), errno_name(-err));
 	return EXIT_FAILED;
 }

@@ -19,6 +19,12 @@ static const char *const switch_status_names[] = {
 	[SWITCH_FAILED] = "failed",
 };
 
+static const char *const area_status_names[] = {
+	[AREA_NOT_USED] = "not-used",
+	[AREA_NOT_OFFERED] = "not-offered",
+	[AREA_REGISTERED] = "registered",
+};
+
 static void report__text_header(FILE *f, const struct report *r)
 {
 	const struct options *o = r->opts;
@@ -32,6 +38,8 @@ static void report__text_header(FILE *f, const struct report *r)
 		fprintf(f, "%g s", o->seconds);
 	if (r->period_us)
 		fprintf(f, ", timer period %llu us", r->period_us);
+	if (r->busy_loops)
+		fprintf(f, ", busy loop %llu", r->busy_loops);
 	fprintf(f, ", ran %.3f s: ", r->elapsed);
 	if (r->signal)
 		fprintf(f, "stopped by signal %d\n", r->signal);
@@ -61,6 +69,25 @@ static void report__text_header(FILE *f, const struct report *r)
 	if (r->stats_reset != STATS_RESET_NOT_NEEDED)
 		fprintf(f, "pvsched_count stats reset at start: %s\n",
 			stats_reset_names[r->stats_reset]);
+	if (r->area == AREA_REGISTERED)
+		fprintf(f, "pvsched area: registered, vCPU i's at %#lx + %d * i\n",
+			GUEST_PVSCHED_AREA_GPA, PVSCHED_AREA_SIZE);
+	else if (r->area == AREA_NOT_OFFERED)
+		fprintf(f, "pvsched area: none, KVM does not offer KVM_CAP_PVSCHED_AREA\n");
+}
+
+/* The area as the driver left it, for a vCPU that has one. */
+static void report__text_area(FILE *f, const struct kvm_cpu *cpu)
+{
+	const struct pvsched_vcpu_area *a = &cpu->area;
+
+	if (!cpu->area_gpa)
+		return;
+	fprintf(f, "vcpu%u: pvsched area %#llx: version %u, boosts %u, unboosts %u, throttles %u, boosted_ns %llu, host_flags %#x, guest saw BOOSTED %llu times\n",
+		cpu->id, (unsigned long long)cpu->area_gpa, a->version,
+		a->boosts, a->unboosts, a->throttles,
+		(unsigned long long)a->boosted_ns, a->host_flags,
+		cpu->boost_seen);
 }
 
 static void report__text_counts(FILE *f, const struct tid_stats *s)
@@ -124,6 +151,8 @@ void report__text(FILE *f, const struct report *r)
 			fprintf(f, "vcpu%u: %llu duplicate timer interrupt deliveries, not counted as ticks (DUP_IRQS)\n",
 				cpu->id, cpu->dup_irqs);
 	}
+	for (i = 0; i < r->nr_cpus; i++)
+		report__text_area(f, &r->cpus[i]);
 }
 
 void report__json_string(FILE *f, const char *s)
@@ -189,6 +218,25 @@ static void report__json_driver(FILE *f, const struct report *r)
 		stats_reset_names[r->stats_reset]);
 }
 
+/* "pvsched_area": the area as the driver left it, null without one. */
+static void report__json_area(FILE *f, const struct kvm_cpu *cpu)
+{
+	const struct pvsched_vcpu_area *a = &cpu->area;
+
+	if (!cpu->area_gpa) {
+		fprintf(f, ",\"pvsched_area\":null");
+		return;
+	}
+	fprintf(f,
+		",\"pvsched_area\":{\"gpa\":%llu,\"version\":%u,"
+		"\"host_flags\":%u,\"guest_flags\":%u,\"boosts\":%u,"
+		"\"unboosts\":%u,\"throttles\":%u,\"boosted_ns\":%llu,"
+		"\"boost_seen\":%llu}",
+		(unsigned long long)cpu->area_gpa, a->version, a->host_flags,
+		a->guest_flags, a->boosts, a->unboosts, a->throttles,
+		(unsigned long long)a->boosted_ns, cpu->boost_seen);
+}
+
 static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
 			      const struct tid_stats *s)
 {
@@ -203,16 +251,17 @@ static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
 		cpu->done, cpu->progress, cpu->dup_irqs, kvm_cpu__run_ns(cpu),
 		cpu->exits.io, cpu->exits.mmio, cpu->exits.hlt,
 		cpu->exits.other);
-	if (s->source == STATS_NONE) {
-		fprintf(f, "null}");
-		return;
-	}
-	fprintf(f,
-		"{\"source\":\"%s\",\"register\":%llu,\"unregister\":%llu,"
-		"\"vmenter\":%llu,\"vmexit\":%llu,\"halt\":%llu,"
-		"\"intr_inj\":%llu}}",
-		stats__source_name(s->source), c->reg, c->unreg, c->vmenter,
-		c->vmexit, c->halt, c->intr_inj);
+	if (s->source == STATS_NONE)
+		fprintf(f, "null");
+	else
+		fprintf(f,
+			"{\"source\":\"%s\",\"register\":%llu,"
+			"\"unregister\":%llu,\"vmenter\":%llu,"
+			"\"vmexit\":%llu,\"halt\":%llu,\"intr_inj\":%llu}",
+			stats__source_name(s->source), c->reg, c->unreg,
+			c->vmenter, c->vmexit, c->halt, c->intr_inj);
+	report__json_area(f, cpu);
+	fputc('}', f);
 }
 
 void report__json(FILE *f, const struct report *r)
@@ -233,10 +282,15 @@ void report__json(FILE *f, const struct report *r)
 		fprintf(f, "\"period_us\":%llu,", r->period_us);
 	else
 		fprintf(f, "\"period_us\":null,");
+	if (r->busy_loops)
+		fprintf(f, "\"busy_loops\":%llu,", r->busy_loops);
+	else
+		fprintf(f, "\"busy_loops\":null,");
 	fprintf(f, "\"elapsed\":%.3f,", r->elapsed);
 	report__json_driver(f, r);
 	report__json_switches(f, r);
-	fprintf(f, ",\"vcpu\":[");
+	fprintf(f, ",\"pvsched_area\":\"%s\",\"vcpu\":[",
+		area_status_names[r->area]);
 	for (i = 0; i < r->nr_cpus; i++) {
 		if (i)
 			fputc(',', f);

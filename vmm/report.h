@@ -28,17 +28,26 @@ enum stats_reset {
 	STATS_RESET_FAILED,
 };
 
+/* The vCPUs' pvsched areas. */
+enum area_status {
+	AREA_NOT_USED,		/* --no-pvsched: KVM not even asked */
+	AREA_NOT_OFFERED,	/* no KVM_CAP_PVSCHED_AREA: run without */
+	AREA_REGISTERED,	/* one per vCPU, KVM_SET_PVSCHED_AREA */
+};
+
 struct report {
 	const struct options *opts;
 	const char *payload;		/* resolved path */
 	unsigned long long iterations;	/* target per vCPU, 0 with --seconds */
 	unsigned long long period_us;	/* timer period, 0: payload without */
+	unsigned long long busy_loops;	/* boost loop length, 0: payload without */
 	double elapsed;			/* seconds the vCPUs ran */
 	char initial[PVSCHED_OPS_NAME_SIZE];	/* when the VM was created */
 	char final[PVSCHED_OPS_NAME_SIZE];	/* at the end */
 	bool final_ok;
 	enum stats_reset stats_reset;
 	struct switch_result switches[MINIVMM_MAX_SWITCHES];
+	enum area_status area;
 	const struct kvm_cpu *cpus;
 	const struct tid_stats *stats;	/* one per vCPU */
 	unsigned int nr_cpus;

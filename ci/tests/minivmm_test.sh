@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # In-VM TAP tests of minivmm with the pvsched drivers (busybox sh).
-# Needs pvsched_count loaded, pvsched-bpf and jq on PATH.
+# Needs pvsched_count loaded, pvsched-bpf and jq on PATH, and for the boost
+# checks /lib/modules/pvsched_boost.ko and a "nobody" (uid 65534) in
+# /etc/passwd, for busybox su (ci/mkinitramfs.sh adds one).
 #
 # The checks read minivmm's --json report with jq; the text report is only
 # grepped where the text itself is what is tested. Every jq check must
@@ -25,6 +27,16 @@ WAITS=/tmp/minivmm.waits	# {"tid": halts that slept, ...} of the last run
 # The exact HALT and INTR_INJ checks: ticks per vCPU, timer period (us).
 TICKS=50
 PERIOD_US=20000
+
+# The boost checks: bursts per vCPU, one per tick of BOOST_PERIOD_US.
+BOOST_ITERATIONS=20
+BOOST_PERIOD_US=5000
+BOOST_KO=/lib/modules/pvsched_boost.ko
+KVM_DEV=/dev/kvm
+NOBODY=nobody			# uid 65534
+# What minivmm says when KVM_REPLACE_PVSCHED_OPS gives EPERM (status 3).
+# shellcheck disable=SC2034 # read in an eval string
+EPERM_MSG="minivmm: KVM_REPLACE_PVSCHED_OPS: pvsched driver 'pvsched_boost': Operation not permitted (EPERM): selecting a driver that changes scheduling needs CAP_SYS_NICE"
 
 ok() {
 	n=$((n + 1))
@@ -52,6 +64,13 @@ check() {
 # run ARG...: minivmm ARG... > $OUT 2> $ERR; rc is its exit status.
 run() {
 	minivmm "$@" > "$OUT" 2> "$ERR"
+	rc=$?
+}
+
+# run_nobody ARG...: run, as uid 65534 with no capabilities (busybox su).
+run_nobody() {
+	su -s /bin/sh -c 'exec minivmm "$@"' "$NOBODY" -- minivmm "$@" \
+		> "$OUT" 2> "$ERR"
 	rc=$?
 }
 
@@ -147,6 +166,31 @@ exact_ok() {
 		--argjson p "$PERIOD_US" --slurpfile w "$4"
 }
 
+# boost_ok FILE VCPUS COUNT: ok, the areas registered, and every vCPU
+# reported DONE(COUNT) from its own area (registered at 0x9000 + 64 *
+# index, version 1), where the driver boosted it (boosts >= 1), ended a
+# boost because the guest dropped its flag (unboosts >= 1) and counted
+# CPU time run boosted (boosted_ns > 0).
+boost_ok() {
+	jq_true "$1" '.ok == true and .pvsched_area == "registered" and
+		$n > 0 and (.vcpu | length) == $n and
+		all(.vcpu[]; .result == "done" and .count == $c and
+		    .pvsched_area != null and
+		    .pvsched_area.gpa == 36864 + 64 * .index and
+		    .pvsched_area.version == 1 and
+		    .pvsched_area.boosts >= 1 and
+		    .pvsched_area.unboosts >= 1 and
+		    .pvsched_area.boosted_ns > 0)' \
+		--argjson n "$2" --argjson c "$3"
+}
+
+# The areas of the last boost run, as TAP diagnostics.
+show_areas() {
+	jq -r '.vcpu[] | "# vcpu\(.index): \(.result) count \(.count), " +
+		"area \(.pvsched_area)"' "$OUT" 2>&1 |
+		sed 's/^\([^#]\)/# \1/'
+}
+
 # The observed counts of the last exact run, as TAP diagnostics.
 show_counts() {
 	jq -r --slurpfile w "$WAITS" '.vcpu[] |
@@ -173,8 +217,26 @@ good_report() {
 	     "\"vcpu\":[{\"index\":0,\"tid\":54,$vcpu},{\"index\":1,\"tid\":55,$vcpu}]}"
 }
 
+# A report as minivmm writes it for the boost run of 2 vCPUs, 20 bursts.
+good_boost_report() {
+	vcpu='"result":"done","count":20,"progress":0,"dup_irqs":0,'
+	vcpu=$vcpu'"run_ns":200000000,'
+	vcpu=$vcpu'"exits":{"io":23,"mmio":0,"hlt":0,"other":0},'
+	vcpu=$vcpu'"callbacks":null,"pvsched_area":{"gpa":GPA,"version":1,'
+	vcpu=$vcpu'"host_flags":0,"guest_flags":0,"boosts":20,"unboosts":20,'
+	vcpu=$vcpu'"throttles":0,"boosted_ns":1000000,"boost_seen":20}'
+	echo '{"ok":true,"signal":0,"payload":"/usr/share/minivmm/boost.bin",' \
+	     '"vcpus":2,"iterations":20,"seconds":null,"period_us":5000,' \
+	     '"busy_loops":10000,"elapsed":0.2,"driver":{"initial":"",' \
+	     '"requested":"pvsched_boost","final":"pvsched_boost",' \
+	     '"stats_reset":"not-needed"},"switches":[],' \
+	     '"pvsched_area":"registered",' \
+	     "\"vcpu\":[{\"index\":0,\"tid\":54,$vcpu},{\"index\":1,\"tid\":55,$vcpu}]}" |
+		sed 's/GPA/36864/; s/GPA/36928/'
+}
+
 echo "TAP version 13"
-echo "1..31"
+echo "1..42"
 
 run --list-drivers --json
 check "minivmm --list-drivers lists pvsched_nop" \
@@ -247,6 +309,11 @@ echo '{"54":50,"55":50}' > "$SELF/waits.json"
 echo '{"54":50,"55":49}' > "$SELF/waits-49.json"
 jq -c '.vcpus = 0 | .vcpu = []' "$SELF/good.json" > "$SELF/no-vcpu.json"
 jq -c '.vcpu[1].callbacks.halt = 49' "$SELF/good.json" > "$SELF/short.json"
+good_boost_report > "$SELF/boost.json"
+jq -c '.vcpu[1].pvsched_area = null' "$SELF/boost.json" > "$SELF/boost-no-area.json"
+jq -c '.vcpu[0].pvsched_area.unboosts = 0' "$SELF/boost.json" > "$SELF/boost-no-unboost.json"
+jq -c '.vcpu[1].pvsched_area.gpa = 36864' "$SELF/boost.json" > "$SELF/boost-same-gpa.json"
+jq -c '.vcpus = 0 | .vcpu = []' "$SELF/boost.json" > "$SELF/boost-no-vcpu.json"
 rc=-
 : > "$OUT"
 : > "$ERR"
@@ -270,6 +337,16 @@ check "a report one HALT short of KVM's count fails the exact check" \
 	      exact_ok "$SELF/short.json" 2 pvsched_count "$SELF/waits-49.json" &&
 	      ! exact_ok "$SELF/good.json" 2 pvsched_count "$SELF/waits-49.json" &&
 	      ! exact_ok "$SELF/good.json" 2 pvsched_count "$SELF/empty.json"'
+check "the boost check passes a good report, fails an empty or missing one, one without an area, unboost, own area or vCPU rows" \
+	eval 'boost_ok "$SELF/boost.json" 2 20 &&
+	      ! boost_ok "$SELF/empty.json" 2 20 &&
+	      ! boost_ok "$SELF/missing.json" 2 20 &&
+	      ! boost_ok "$SELF/boost-no-area.json" 2 20 &&
+	      ! boost_ok "$SELF/boost-no-unboost.json" 2 20 &&
+	      ! boost_ok "$SELF/boost-same-gpa.json" 2 20 &&
+	      ! boost_ok "$SELF/boost-no-vcpu.json" 0 20 &&
+	      ! boost_ok "$SELF/boost-no-vcpu.json" 2 20 &&
+	      ! boost_ok "$SELF/boost.json" 2 19'
 
 # Exact HALT and INTR_INJ counts. Each vCPU takes TICKS timer interrupts,
 # each one injected by KVM once (halt.S does not count the copies that
@@ -310,5 +387,73 @@ check "bpf_pvsched_count: intr_inj == $TICKS, halt == halts that slept, per vCPU
 pvsched-bpf unload bpf_pvsched_count > "$OUT" 2> "$ERR"
 rc=$?
 check "bpf_pvsched_count unloads" [ $rc -eq 0 ]
+
+# pvsched_boost and the boost payload: each burst raises
+# PVSCHED_GUEST_BOOST in the vCPU's area and exits to minivmm (the driver
+# sees the flag at that VM exit and boosts the thread before KVM_RUN
+# returns), spins boosted, drops the flag and halts (the driver ends the
+# boost before the vCPU sleeps). KVM keeps the counts in the area's host
+# fields, which minivmm reads after the run.
+insmod "$BOOST_KO" > "$OUT" 2> "$ERR" ||
+	grep -qw pvsched_boost /proc/sys/kernel/pvsched_available_drivers
+rc=$?
+check "pvsched_boost is registered (insmod $BOOST_KO)" [ $rc -eq 0 ]
+run --pvsched=pvsched_boost --vcpus=2 --payload=boost \
+	--period-us=$BOOST_PERIOD_US --iterations=$BOOST_ITERATIONS --json
+show_areas
+check "boost payload with pvsched_boost exits 0" [ $rc -eq 0 ]
+check "pvsched_boost: every vCPU has its area, boosts >= 1, unboosts >= 1, boosted_ns > 0" \
+	boost_ok "$OUT" 2 $BOOST_ITERATIONS
+# Each boost ends by the driver's request (unboosts) or by the bounds
+# (throttles); after the run, whose last exits come with the flag
+# dropped, no vCPU is left boosted (PVSCHED_HOST_BOOSTED, bit 0, clear).
+check "pvsched_boost: boosts == unboosts + throttles, none left boosted" \
+	jq_true "$OUT" '.vcpus == 2 and (.vcpu | length) == 2 and
+		all(.vcpu[]; .pvsched_area != null and
+		    .pvsched_area.boosts ==
+		    .pvsched_area.unboosts + .pvsched_area.throttles and
+		    .pvsched_area.host_flags % 2 == 0)'
+# The boost is in place before KVM_RUN returns for the work exit, and KVM
+# writes host_flags when it changes: the guest, back from that exit, reads
+# PVSCHED_HOST_BOOSTED (always on the first burst, which no throttle can
+# precede).
+check "pvsched_boost: each guest saw PVSCHED_HOST_BOOSTED after a work exit" \
+	jq_true "$OUT" '.vcpus == 2 and (.vcpu | length) == 2 and
+		all(.vcpu[]; .pvsched_area != null and
+		    .pvsched_area.boost_seen >= 1)'
+
+# Without CAP_SYS_NICE (uid 65534, through busybox su), selecting
+# pvsched_boost fails with EPERM, while pvsched_count stays open to any
+# /dev/kvm user. /dev/kvm is 0666 for these runs only.
+kvm_mode=$(stat -c %a "$KVM_DEV")
+chmod 0666 "$KVM_DEV"
+su -s /bin/sh -c 'id -u; grep "^CapEff:" /proc/self/status' "$NOBODY" \
+	> "$OUT" 2> "$ERR"
+rc=$?
+check "su $NOBODY runs a shell as uid 65534 with no capabilities" \
+	eval '[ $rc -eq 0 ] &&
+	      [ "$(cat "$OUT")" = "$(printf "65534\nCapEff:\t0000000000000000")" ]'
+run_nobody --pvsched=pvsched_boost --vcpus=2 --payload=boost \
+	--iterations=5
+check "uid 65534: --pvsched=pvsched_boost fails with EPERM, status 3, one line" \
+	eval '[ $rc -eq 3 ] && [ "$(cat "$ERR")" = "$EPERM_MSG" ]'
+run_nobody --pvsched=pvsched_count --vcpus=2 --payload=boost \
+	--iterations=5 --json
+check "uid 65534: --pvsched=pvsched_count runs, status 0" \
+	rc_json 0 '.driver.final == "pvsched_count" and
+		   .pvsched_area == "registered" and
+		   .vcpus == 2 and (.vcpu | length) == 2 and
+		   all(.vcpu[]; .result == "done" and .count == 5 and
+		       .pvsched_area.boosts == 0)'
+chmod "$kvm_mode" "$KVM_DEV"
+rc=-
+: > "$OUT"
+echo "mode of $KVM_DEV: $(stat -c %a "$KVM_DEV"), was $kvm_mode" > "$ERR"
+check "$KVM_DEV has its mode back ($kvm_mode)" \
+	[ "$(stat -c %a "$KVM_DEV")" = "$kvm_mode" ]
+
+rmmod pvsched_boost > "$OUT" 2> "$ERR"
+rc=$?
+check "pvsched_boost unloads (rmmod)" [ $rc -eq 0 ]
 
 [ $fails -eq 0 ]

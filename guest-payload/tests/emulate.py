@@ -21,13 +21,15 @@ MAGIC = 0x534d56696e694d00
 LAPIC = 0xfee00000
 
 class Vm:
-    def __init__(self, name, iterations, progress_every, vcpu=0, nr=1, timer=1000000):
+    def __init__(self, name, iterations, progress_every, vcpu=0, nr=1, timer=1000000,
+                 area=0, busy=0):
         self.uc = uc = Uc(UC_ARCH_X86, UC_MODE_64)
         uc.mem_map(0, MEM)
         uc.mem_map(LAPIC, 0x1000)
         img = open(GP + name + '.bin', 'rb').read()
         uc.mem_write(LOAD, img)
-        uc.mem_write(PARAMS, struct.pack('<QQQQII', MAGIC, iterations, progress_every, timer, nr, 0))
+        uc.mem_write(PARAMS, struct.pack('<QQQQIIQQ', MAGIC, iterations, progress_every, timer, nr, 0,
+                                         area, busy))
         # GDT like minivmm
         uc.mem_write(0x1000, struct.pack('<QQQ', 0, 0x00af9b000000ffff, 0x00cf93000000ffff))
         uc.reg_write(UC_X86_REG_GDTR, (0, 0x1000, 23, 0))
@@ -38,6 +40,9 @@ class Vm:
         self.progress = []
         self.done = None
         self.dup_irqs = []
+        self.areas = []
+        self.boost_seen = []
+        self.on_work = None     # called at each work port write
         self.fail = None
         self.lapic = {}
         self.stopped = False
@@ -51,6 +56,8 @@ class Vm:
     def on_out(self, uc, port, size, value, data):
         if port == WORK_PORT and size == 1:
             assert value == (self.work & 0xff), (value, self.work)
+            if self.on_work:
+                self.on_work(self)
             self.work += 1
         elif port == UCALL_PORT and size == 4:
             cmd, arg = struct.unpack('<QQ', uc.mem_read(value, 16))
@@ -63,6 +70,12 @@ class Vm:
             elif cmd == 4:
                 assert self.done is None, 'DUP_IRQS after DONE'
                 self.dup_irqs.append(arg)
+            elif cmd == 5:
+                assert self.work == 0 and not self.areas, 'AREA not first'
+                self.areas.append(arg)
+            elif cmd == 6:
+                assert self.done is None, 'BOOST_SEEN after DONE'
+                self.boost_seen.append(arg)
             else:
                 raise Exception('bad ucall %d' % cmd)
         else:
@@ -211,5 +224,79 @@ vm.rip = gate(6)[0]
 vm.run()
 assert vm.fail == 0x106, vm.fail
 print('exception stub 6 -> FAIL(0x106) ok')
+
+# boost: vCPU 1 of 2, its area at 0x9000 + 64. At each work port write
+# the flag must be up; the "host" then sets PVSCHED_HOST_BOOSTED on odd
+# bursts only. At each hlt the flag must be down. BOOST_SEEN counts the
+# bursts that saw HOST_BOOSTED, before DONE.
+AREA_BASE, AREA_SIZE = 0x9000, 64
+GUEST_FLAGS, HOST_FLAGS = 8, 4
+
+def area_u32(vm, gpa, off):
+    return struct.unpack('<I', vm.uc.mem_read(gpa + off, 4))[0]
+
+def deliver_tick(vm, rip):
+    uc = vm.uc
+    base = uc.reg_read(UC_X86_REG_IDTR)[1]
+    lo, hi = struct.unpack('<QQ', uc.mem_read(base + 16 * 0x20, 16))
+    isr = (lo & 0xffff) | (((lo >> 48) & 0xffff) << 16) | (hi << 32)
+    rsp = uc.reg_read(UC_X86_REG_RSP) - 40
+    uc.mem_write(rsp, struct.pack('<QQQQQ', rip + 1, 8, 2, rsp + 40, 0x10))
+    uc.reg_write(UC_X86_REG_RSP, rsp)
+    vm.rip = isr
+    while True:
+        last = uc.mem_read(vm.rip, 2) == b'\x48\xcf'
+        vm.run(count=1)
+        if last:
+            break
+    assert vm.rip == rip + 1, (hex(vm.rip), hex(rip))
+
+def run_boost(vm, gpa):
+    halts = 0
+    while not vm.stopped:
+        rip = run_to_hlt(vm)
+        if rip is None:
+            break
+        if gpa:
+            assert area_u32(vm, gpa, GUEST_FLAGS) & 1 == 0, 'flag up at hlt'
+        halts += 1
+        deliver_tick(vm, rip)
+    return halts
+
+def boost_host(vm):
+    flags = area_u32(vm, vm.area_gpa, GUEST_FLAGS)
+    assert flags & 1, ('flag not up at the work exit', flags)
+    vm.uc.mem_write(vm.area_gpa + HOST_FLAGS, struct.pack('<I', vm.work % 2))
+
+gpa = AREA_BASE + AREA_SIZE
+vm = Vm('boost', 6, 2, vcpu=1, nr=2, area=AREA_BASE, busy=50)
+vm.area_gpa = gpa
+vm.uc.mem_write(gpa, struct.pack('<I', 1))
+vm.uc.mem_write(gpa + GUEST_FLAGS, struct.pack('<I', 0x80))  # unknown bit
+vm.on_work = boost_host
+halts = run_boost(vm, gpa)
+assert vm.fail is None, vm.fail
+assert vm.areas == [gpa] and vm.done == 6 and vm.work == 6 and halts == 6, \
+    (vm.areas, vm.done, vm.work, halts)
+assert vm.progress == [2, 4, 6] and vm.boost_seen == [3], (vm.progress, vm.boost_seen)
+assert area_u32(vm, gpa, GUEST_FLAGS) == 0x80, 'other guest flag bits changed'
+assert vm.lapic[0x320] == 0x10000
+print('boost: AREA(%#x), 6 bursts with the flag up at each exit and down at each hlt, '
+      'BOOST_SEEN(3), DONE(6) ok' % gpa)
+
+# boost without an area: AREA(0), no flag, no BOOST_SEEN
+vm = Vm('boost', 4, 0, area=0, busy=1)
+halts = run_boost(vm, 0)
+assert vm.fail is None and vm.areas == [0] and vm.done == 4 and vm.work == 4, \
+    (vm.fail, vm.areas, vm.done, vm.work)
+assert vm.boost_seen == [] and halts == 4, (vm.boost_seen, halts)
+assert vm.uc.mem_read(AREA_BASE, 2 * AREA_SIZE) == b'\0' * 2 * AREA_SIZE
+print('boost without an area: AREA(0), DONE(4), no BOOST_SEEN ok')
+
+# boost: an area whose version is not 1 is FAIL(FAIL_BAD_AREA)
+vm = Vm('boost', 4, 0, area=AREA_BASE, busy=1)
+vm.run()
+assert vm.fail == 2 and vm.areas == [] and vm.work == 0, (vm.fail, vm.areas)
+print('boost: area version 0 -> FAIL(2) ok')
 
 print('payload emulation: all checks passed')

@@ -13,18 +13,37 @@
  *   halt          one tick per KVM_RUN, params.timer_count ns long (the
  *                 APIC bus's 1 GHz); needs the irqchip and a count; with
  *                 $FAKE_KVM_DUP_IRQS=N, DUP_IRQS(N) before DONE
+ *   boost         like boost.S: AREA(its area's GPA, 0: none) first, then
+ *                 per iteration: set PVSCHED_GUEST_BOOST, a work port write,
+ *                 note HOST_BOOSTED, clear the flag, a tick as in halt;
+ *                 with an area BOOST_SEEN(n) before DONE. Needs the irqchip,
+ *                 a timer count and params.busy_loops
  *   hang          KVM_RUN creates the file ./running, sleeps until a signal
  *   shutdown      KVM_EXIT_SHUTDOWN
  *   fail          FAIL(exception #GP)
  *
- * $FAKE_KVM_NO_PVSCHED: KVM_CAP_PVSCHED is 0 and the ioctls give ENOTTY.
- * $FAKE_KVM_ENOTTY: the cap is there but the ioctls give ENOTTY.
+ * $FAKE_KVM_NO_PVSCHED: KVM_CAP_PVSCHED and KVM_CAP_PVSCHED_AREA are 0 and
+ * the ioctls give ENOTTY.
+ * $FAKE_KVM_ENOTTY: the cap is there but the VM ioctls give ENOTTY.
+ * $FAKE_KVM_NO_AREA: KVM_CAP_PVSCHED_AREA is 0, KVM_SET_PVSCHED_AREA gives
+ * ENOTTY.
+ * $FAKE_KVM_AREA_ERRNO=N: KVM_SET_PVSCHED_AREA fails with errno N (on
+ * vCPU $FAKE_KVM_AREA_VCPU only, if set). Otherwise it checks the address
+ * as KVM does (flags 0, 64-byte aligned, in guest memory, not another
+ * vCPU's: else EINVAL), writes version 1 (or $FAKE_KVM_AREA_VERSION) and
+ * zeroes the host fields.
  * $FAKE_KVM_DRIVERS: contents of /proc/sys/kernel/pvsched_available_drivers;
- * REPLACE accepts "" and these names.
+ * REPLACE accepts "" and these names, except those in
+ * $FAKE_KVM_EPERM_DRIVERS: EPERM, as for pvsched_boost without
+ * CAP_SYS_NICE. When the VM's driver is pvsched_boost, a vCPU with an area
+ * plays the driver's side in it: at each exit, a boost (boosts + 1,
+ * HOST_BOOSTED) when the guest asks and is not boosted, else an unboost
+ * when it no longer asks (unboosts + 1, boosted_ns + 1000).
  * $FAKE_KVM_TRACE_PVSCHED: print "fake-kvm: pvsched access: WHAT" on stderr
- * for each pvsched ioctl and each open of pvsched_count's debugfs files or
- * of the driver list (the stats file is the first thing the stats reading
- * opens, before any bpf(2) call), so tests can check that there was none.
+ * for each pvsched ioctl (KVM_CHECK_EXTENSION of KVM_CAP_PVSCHED_AREA
+ * included) and each open of pvsched_count's debugfs files or of the
+ * driver list (the stats file is the first thing the stats reading opens,
+ * before any bpf(2) call), so tests can check that there was none.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -63,10 +82,17 @@ struct fake_vcpu {
 	unsigned long long next_progress;
 	bool done;
 	bool dups_sent;			/* halt: DUP_IRQS sent */
+	__u64 area_gpa;			/* KVM_SET_PVSCHED_AREA, 0: none */
+	__u64 guest_area;		/* boost: the area the guest uses */
+	bool area_sent;			/* boost: AREA sent */
+	bool in_burst;			/* boost: flag raised, work port written */
+	bool seen_sent;			/* boost: BOOST_SEEN sent */
+	unsigned long long seen;	/* boost: HOST_BOOSTED seen */
 };
 
 #define FAKE_MAX_FDS	1024
 #define FAKE_RUN_SIZE	4096
+#define MINIVMM_MAX_VCPUS_FAKE	64
 
 static struct {
 	enum fake_kind kind;
@@ -77,6 +103,7 @@ static char *guest_mem;
 static size_t guest_size;
 static bool irqchip;
 static char driver[PVSCHED_OPS_NAME_SIZE];
+static struct fake_vcpu *vcpus[MINIVMM_MAX_VCPUS_FAKE];
 
 static void trace(const char *what)
 {
@@ -162,13 +189,12 @@ static int fail(int err)
 	return -1;
 }
 
-static bool fake_known_driver(const char *name)
+/* Is @name one of the names in $@var? */
+static bool fake_in_list(const char *var, const char *name)
 {
-	const char *list = getenv("FAKE_KVM_DRIVERS");
+	const char *list = getenv(var);
 	char buf[512], *tok, *save;
 
-	if (!*name)
-		return true;
 	snprintf(buf, sizeof(buf), "%s", list ? list : "");
 	for (tok = strtok_r(buf, " \n", &save); tok;
 	     tok = strtok_r(NULL, " \n", &save)) {
@@ -176,6 +202,17 @@ static bool fake_known_driver(const char *name)
 			return true;
 	}
 	return false;
+}
+
+static bool fake_known_driver(const char *name)
+{
+	return !*name || fake_in_list("FAKE_KVM_DRIVERS", name);
+}
+
+static bool fake_has_area_cap(void)
+{
+	trace("KVM_CHECK_EXTENSION(KVM_CAP_PVSCHED_AREA)");
+	return !getenv("FAKE_KVM_NO_PVSCHED") && !getenv("FAKE_KVM_NO_AREA");
 }
 
 static int fake_sys_ioctl(unsigned long req, unsigned long arg)
@@ -190,6 +227,8 @@ static int fake_sys_ioctl(unsigned long req, unsigned long arg)
 	case KVM_CHECK_EXTENSION:
 		if (arg == KVM_CAP_PVSCHED)
 			return !getenv("FAKE_KVM_NO_PVSCHED");
+		if (arg == KVM_CAP_PVSCHED_AREA)
+			return fake_has_area_cap();
 		return arg == KVM_CAP_MAX_VCPUS ? 1024 : 1;
 	case KVM_CREATE_VM:
 		return fake_fd(FAKE_VM);
@@ -222,6 +261,8 @@ static int fake_pvsched(unsigned long req, struct kvm_pvsched_ops *ops)
 	memcpy(name, ops->ops_name, sizeof(name));
 	if (!fake_known_driver(name))
 		return fail(EINVAL);
+	if (fake_in_list("FAKE_KVM_EPERM_DRIVERS", name))
+		return fail(EPERM);
 	memcpy(ops->ops_name, driver, sizeof(driver));
 	memcpy(driver, name, sizeof(driver));
 	return 0;
@@ -234,6 +275,10 @@ static int fake_vm_ioctl(unsigned long req, unsigned long arg)
 	int fd;
 
 	switch (req) {
+	case KVM_CHECK_EXTENSION:
+		if (arg == KVM_CAP_PVSCHED_AREA)
+			return fake_has_area_cap();
+		return fake_sys_ioctl(req, arg);
 	case KVM_CREATE_IRQCHIP:
 		irqchip = true;
 		return 0;
@@ -248,6 +293,8 @@ static int fake_vm_ioctl(unsigned long req, unsigned long arg)
 		v->run = aligned_alloc(4096, FAKE_RUN_SIZE);
 		memset(v->run, 0, FAKE_RUN_SIZE);
 		fds[fd].vcpu = v;
+		if (arg < MINIVMM_MAX_VCPUS_FAKE)
+			vcpus[arg] = v;
 		return fd;
 	case KVM_GET_PVSCHED_OPS:
 	case KVM_REPLACE_PVSCHED_OPS:
@@ -259,6 +306,73 @@ static int fake_vm_ioctl(unsigned long req, unsigned long arg)
 static struct minivmm_params *params(void)
 {
 	return (void *)(guest_mem + MINIVMM_PARAMS_GPA);
+}
+
+/* The area registered for @v (the driver's side), NULL if none. */
+static struct pvsched_vcpu_area *area(struct fake_vcpu *v)
+{
+	return v->area_gpa ? (void *)(guest_mem + v->area_gpa) : NULL;
+}
+
+/* The area the boost guest found in the params block, NULL if none. */
+static struct pvsched_vcpu_area *guest_area(struct fake_vcpu *v)
+{
+	return v->guest_area ? (void *)(guest_mem + v->guest_area) : NULL;
+}
+
+/* KVM_SET_PVSCHED_AREA, with KVM's checks. */
+static int fake_set_area(struct fake_vcpu *v, const struct kvm_pvsched_area *a)
+{
+	const char *err = getenv("FAKE_KVM_AREA_ERRNO");
+	const char *only = getenv("FAKE_KVM_AREA_VCPU");
+	struct pvsched_vcpu_area *p;
+	unsigned int i;
+
+	trace("KVM_SET_PVSCHED_AREA");
+	if (getenv("FAKE_KVM_NO_PVSCHED") || getenv("FAKE_KVM_NO_AREA"))
+		return fail(ENOTTY);
+	if (err && (!only || strtoul(only, NULL, 10) == v->id))
+		return fail(atoi(err));
+	if (a->flags || a->gpa % PVSCHED_AREA_SIZE ||
+	    a->gpa + PVSCHED_AREA_SIZE > guest_size)
+		return fail(EINVAL);
+	for (i = 0; a->gpa && i < MINIVMM_MAX_VCPUS_FAKE; i++) {
+		if (vcpus[i] && vcpus[i] != v && vcpus[i]->area_gpa == a->gpa)
+			return fail(EINVAL);
+	}
+	v->area_gpa = a->gpa;
+	p = area(v);
+	if (p && getenv("FAKE_KVM_AREA_VERSION")) {
+		p->version = atoi(getenv("FAKE_KVM_AREA_VERSION"));
+	} else if (p) {
+		p->host_flags = 0;
+		p->boosted_ns = 0;
+		p->boosts = 0;
+		p->throttles = 0;
+		p->unboosts = 0;
+		p->version = PVSCHED_AREA_VERSION;
+	}
+	return 0;
+}
+
+/* pvsched_boost's side of an exit, see the top of the file. */
+static void fake_boost_event(struct fake_vcpu *v)
+{
+	struct pvsched_vcpu_area *a = area(v);
+	bool want, boosted;
+
+	if (!a || strcmp(driver, "pvsched_boost"))
+		return;
+	want = a->guest_flags & PVSCHED_GUEST_BOOST;
+	boosted = a->host_flags & PVSCHED_HOST_BOOSTED;
+	if (want && !boosted) {
+		a->boosts++;
+		a->host_flags |= PVSCHED_HOST_BOOSTED;
+	} else if (!want && boosted) {
+		a->unboosts++;
+		a->boosted_ns += 1000;
+		a->host_flags &= ~PVSCHED_HOST_BOOSTED;
+	}
 }
 
 /* The guest's OUT: a byte to the work port or a ucall block address. */
@@ -301,6 +415,10 @@ static int fake_done(struct fake_vcpu *v)
 	const char *guest = getenv("FAKE_KVM_GUEST");
 	const char *dups = getenv("FAKE_KVM_DUP_IRQS");
 
+	if (guest && !strcmp(guest, "boost") && v->guest_area && !v->seen_sent) {
+		v->seen_sent = true;
+		return ucall(v, UCALL_BOOST_SEEN, v->seen);
+	}
 	if (guest && !strcmp(guest, "halt") && dups && !v->dups_sent) {
 		v->dups_sent = true;
 		return ucall(v, UCALL_DUP_IRQS, strtoull(dups, NULL, 10));
@@ -354,6 +472,68 @@ static int step_halt(struct fake_vcpu *v)
 	return progress_or(v, step_halt);
 }
 
+/* A tick of params.timer_count ns; -1 (errno set) if the guest cannot. */
+static int tick(void)
+{
+	__u64 ns = params()->timer_count;
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000,
+		.tv_nsec = ns % 1000000000,
+	};
+
+	if (!irqchip)
+		return fail(EINVAL);
+	return nanosleep(&ts, NULL) ? fail(EINTR) : 0;
+}
+
+/* Raise the flag, write the work port: the driver sees the flag. */
+static int step_boost(struct fake_vcpu *v)
+{
+	struct pvsched_vcpu_area *a = guest_area(v);
+
+	if (a)
+		a->guest_flags |= PVSCHED_GUEST_BOOST;
+	v->in_burst = true;
+	fake_boost_event(v);
+	return out(v, MINIVMM_WORK_PORT, 1, v->n & 0xff);
+}
+
+/*
+ * Back from the work port write: note HOST_BOOSTED, drop the flag, halt
+ * (the driver unboosts), take the tick; then the next burst.
+ */
+static int run_boost(struct fake_vcpu *v)
+{
+	struct minivmm_params *p = params();
+	struct pvsched_vcpu_area *a;
+
+	if (!p->timer_count || !p->busy_loops)
+		return ucall(v, UCALL_FAIL, FAIL_BAD_PARAMS);
+	if (!v->area_sent) {
+		v->area_sent = true;
+		if (p->pvsched_area_gpa)
+			v->guest_area = p->pvsched_area_gpa +
+					PVSCHED_AREA_SIZE * v->id;
+		a = guest_area(v);
+		if (a && a->version != PVSCHED_AREA_VERSION)
+			return ucall(v, UCALL_FAIL, FAIL_BAD_AREA);
+		return ucall(v, UCALL_AREA, v->guest_area);
+	}
+	a = guest_area(v);
+	if (v->in_burst) {
+		if (a && (a->host_flags & PVSCHED_HOST_BOOSTED))
+			v->seen++;
+		if (a)
+			a->guest_flags &= ~PVSCHED_GUEST_BOOST;
+		fake_boost_event(v);
+		if (tick())
+			return -1;
+		v->in_burst = false;
+		v->n++;
+	}
+	return progress_or(v, step_boost);
+}
+
 static int fake_run(struct fake_vcpu *v)
 {
 	const char *guest = getenv("FAKE_KVM_GUEST");
@@ -379,6 +559,8 @@ static int fake_run(struct fake_vcpu *v)
 		return progress_or(v, step_halt);
 	if (!strcmp(guest, "cpuid"))
 		return progress_or(v, step_cpuid);
+	if (!strcmp(guest, "boost"))
+		return run_boost(v);
 	return progress_or(v, step_io);
 }
 
@@ -417,6 +599,8 @@ static int fake_vcpu_ioctl(struct fake_vcpu *v, unsigned long req,
 		return 0;
 	case KVM_SET_MP_STATE:
 		return 0;
+	case KVM_SET_PVSCHED_AREA:
+		return fake_set_area(v, (void *)arg);
 	case KVM_RUN:
 		return fake_run(v);
 	}

@@ -11,10 +11,15 @@
 
 #include "tap.h"
 
-#define DRIVERS		"FAKE_KVM_DRIVERS='pvsched_count bpf_pvsched_count noop'"
+#define DRIVERS \
+	"FAKE_KVM_DRIVERS='pvsched_count bpf_pvsched_count noop pvsched_boost'"
 #define IO		"--payload=../guest-payload/io.bin"
 #define HALT		"--payload=../guest-payload/halt.bin"
 #define CPUID		"--payload=../guest-payload/cpuid.bin"
+#define BOOST		"--payload=../guest-payload/boost.bin"
+#define NO_AREA		"FAKE_KVM_NO_AREA=1"
+#define G_BOOST		"FAKE_KVM_GUEST=boost"
+#define EPERM_BOOST	"FAKE_KVM_EPERM_DRIVERS=pvsched_boost"
 #define TRACE		"FAKE_KVM_TRACE_PVSCHED=1"
 #define NO_CAP		"FAKE_KVM_NO_PVSCHED=1"
 #define ACCESS		"fake-kvm: pvsched access: "
@@ -251,9 +256,11 @@ static void test_no_pvsched(void)
 	run(NO_CAP " " TRACE, "--no-pvsched --vcpus=2 --iterations=1000 "
 	    "--json " IO, NULL);
 	check(status == 0 && !*err && strstr(out, "{\"ok\":true,") &&
-	      strstr(out, ",\"driver\":null,\"switches\":[],") &&
-	      count(out, "\"callbacks\":null}") == 2 && run_ns_ok(2, 0),
-	      "--no-pvsched --json: \"driver\":null, run_ns > 0");
+	      strstr(out, ",\"driver\":null,\"switches\":[],"
+		     "\"pvsched_area\":\"not-used\",") &&
+	      count(out, "\"callbacks\":null,\"pvsched_area\":null}") == 2 &&
+	      run_ns_ok(2, 0),
+	      "--no-pvsched --json: \"driver\":null, no areas, run_ns > 0");
 	run(TRACE, "--no-pvsched --iterations=1000 " IO, NULL);
 	check(status == 0 && !*err && strstr(out, "pvsched not used"),
 	      "--no-pvsched with KVM_CAP_PVSCHED: no pvsched access either");
@@ -324,6 +331,130 @@ static void test_errors(void)
 	check(status == 1 && strstr(err, "--vcpus"), "usage error: exit 1");
 }
 
+/* The area of vCPU @i after @n boosted iterations under pvsched_boost. */
+static bool boosted_area(int i, int n)
+{
+	char want[512];
+
+	snprintf(want, sizeof(want),
+		 "\"pvsched_area\":{\"gpa\":%d,\"version\":1,"
+		 "\"host_flags\":0,\"guest_flags\":0,\"boosts\":%d,"
+		 "\"unboosts\":%d,\"throttles\":0,\"boosted_ns\":%d,"
+		 "\"boost_seen\":%d}}", 0x9000 + 64 * i, n, n, 1000 * n, n);
+	return count(out, want) == 1;
+}
+
+/* KVM_CAP_PVSCHED_AREA offered, and the boost payload. */
+static void test_area_offered(void)
+{
+	/* Exits per vCPU: AREA, 5 work port writes, BOOST_SEEN, DONE. */
+	run(G_BOOST " " TRACE, "--vcpus=2 --iterations=5 "
+	    "--pvsched=pvsched_boost --json " BOOST, NULL);
+	check(status == 0 && strstr(out, "{\"ok\":true,") &&
+	      strstr(out, "\"period_us\":1000,\"busy_loops\":10000,") &&
+	      strstr(out, ",\"pvsched_area\":\"registered\",\"vcpu\":[") &&
+	      count(out, "\"result\":\"done\",\"count\":5,") == 2 &&
+	      count(out, "\"exits\":{\"io\":8,") == 2 &&
+	      boosted_area(0, 5) && boosted_area(1, 5) &&
+	      count(err, ACCESS "KVM_SET_PVSCHED_AREA\n") == 2 &&
+	      strstr(err, ACCESS "KVM_CHECK_EXTENSION(KVM_CAP_PVSCHED_AREA)\n"),
+	      "boost, pvsched_boost: an area per vCPU, 5 boosts and unboosts each");
+	run(G_BOOST, "--vcpus=2 --iterations=3 --pvsched=pvsched_boost " BOOST,
+	    NULL);
+	check(status == 0 &&
+	      strstr(out, "\npvsched area: registered, vCPU i's at 0x9000 + 64 * i\n") &&
+	      strstr(out, "\nvcpu0: pvsched area 0x9000: version 1, boosts 3, "
+		     "unboosts 3, throttles 0, boosted_ns 3000, host_flags 0, "
+		     "guest saw BOOSTED 3 times\n") &&
+	      strstr(out, "\nvcpu1: pvsched area 0x9040: version 1, boosts 3, "),
+	      "boost text report: the area line and one line per vCPU");
+	run(G_BOOST, "--iterations=4 --busy-loops=77 --period-us=2000 --json "
+	    BOOST, NULL);
+	check(status == 0 &&
+	      strstr(out, "\"period_us\":2000,\"busy_loops\":77,") &&
+	      strstr(out, "\"boosts\":0,\"unboosts\":0,\"throttles\":0,"
+		     "\"boosted_ns\":0,\"boost_seen\":0}}]}") &&
+	      run_ns_ok(1, 8000000),
+	      "boost without pvsched_boost: area, no boosts; --busy-loops");
+	run("", "--iterations=10 --pvsched=pvsched_count --json " IO, NULL);
+	check(status == 0 && strstr(out, "\"pvsched_area\":\"registered\"") &&
+	      strstr(out, "\"pvsched_area\":{\"gpa\":36864,\"version\":1,"),
+	      "io: the vCPU gets its area too");
+	run(G_BOOST " FAKE_KVM_AREA_VERSION=2", "--iterations=3 " BOOST, NULL);
+	check(status == 3 &&
+	      strstr(err, "minivmm: vcpu0: guest FAIL: pvsched area at 0x9000 "
+		     "is not version 1\n") && strstr(out, "guest-fail"),
+	      "boost: an area of another version is a guest FAIL, exit 3");
+	run("", "--busy-loops=5 " IO, NULL);
+	check(status == 1 && !*out &&
+	      !strcmp(err, "minivmm: --busy-loops: payload io has no busy loop (only boost, or a payload file of another name)\n"),
+	      "--busy-loops with io: usage error, exit 1");
+	run("", "--busy-loops=5 --payload=halt", NULL);
+	check(status == 1 && strstr(err, "payload halt has no busy loop"),
+	      "--busy-loops with halt: usage error, exit 1");
+}
+
+/* KVM_CAP_PVSCHED_AREA missing, KVM_SET_PVSCHED_AREA failing. */
+static void test_area_missing_or_failing(void)
+{
+	run(G_BOOST " " NO_AREA " " TRACE, "--vcpus=2 --iterations=5 "
+	    "--pvsched=pvsched_boost --json " BOOST, NULL);
+	check(status == 0 && strstr(out, "{\"ok\":true,") &&
+	      strstr(out, ",\"pvsched_area\":\"not-offered\",") &&
+	      count(out, "\"result\":\"done\",\"count\":5,") == 2 &&
+	      count(out, "\"callbacks\":null,\"pvsched_area\":null}") == 2 &&
+	      strstr(err, ACCESS "KVM_CHECK_EXTENSION(KVM_CAP_PVSCHED_AREA)\n") &&
+	      !strstr(err, "KVM_SET_PVSCHED_AREA"),
+	      "no KVM_CAP_PVSCHED_AREA: boost runs without areas, exit 0");
+	run(G_BOOST " " NO_AREA, "--iterations=2 " BOOST, NULL);
+	check(status == 0 &&
+	      strstr(out, "\npvsched area: none, KVM does not offer "
+		     "KVM_CAP_PVSCHED_AREA\n") && !strstr(out, "vcpu0: pvsched"),
+	      "no KVM_CAP_PVSCHED_AREA: the text report says so");
+	run(G_BOOST " FAKE_KVM_AREA_ERRNO=22", "--vcpus=2 --json " BOOST, NULL);
+	check(status == 3 && !*out &&
+	      !strcmp(err, "minivmm: vcpu0: KVM_SET_PVSCHED_AREA at GPA 0x9000: "
+		      "Invalid argument (EINVAL)\n"),
+	      "KVM_SET_PVSCHED_AREA fails: one line with the errno, exit 3");
+	run("FAKE_KVM_AREA_ERRNO=14 FAKE_KVM_AREA_VCPU=1", "--vcpus=2 " IO,
+	    NULL);
+	check(status == 3 && !*out &&
+	      !strcmp(err, "minivmm: vcpu1: KVM_SET_PVSCHED_AREA at GPA 0x9040: "
+		      "Bad address (EFAULT)\n"),
+	      "KVM_SET_PVSCHED_AREA fails on vCPU 1: its GPA, exit 3");
+	run(G_BOOST " " TRACE, "--no-pvsched --iterations=3 --json " BOOST,
+	    NULL);
+	check(status == 0 && !*err &&
+	      strstr(out, ",\"pvsched_area\":\"not-used\",") &&
+	      strstr(out, "\"result\":\"done\",\"count\":3,") &&
+	      strstr(out, "\"pvsched_area\":null}]}"),
+	      "--no-pvsched: boost runs, KVM not asked for an area");
+}
+
+/* pvsched_boost without CAP_SYS_NICE: EPERM. */
+static void test_eperm(void)
+{
+	run(G_BOOST " " EPERM_BOOST, "--pvsched=pvsched_boost --vcpus=2 " BOOST,
+	    NULL);
+	check(status == 3 && !*out &&
+	      !strcmp(err, "minivmm: KVM_REPLACE_PVSCHED_OPS: pvsched driver "
+		      "'pvsched_boost': Operation not permitted (EPERM): "
+		      "selecting a driver that changes scheduling needs "
+		      "CAP_SYS_NICE\n"),
+	      "--pvsched=pvsched_boost, EPERM: one line naming the driver, exit 3");
+	run(G_BOOST " " EPERM_BOOST,
+	    "--pvsched=pvsched_count --iterations=3 --json " BOOST, NULL);
+	check(status == 0 && strstr(out, "\"final\":\"pvsched_count\""),
+	      "EPERM for pvsched_boost only: pvsched_count still runs");
+	run(EPERM_BOOST, "--seconds=1 --switch=pvsched_boost@0.1 " IO, NULL);
+	check(status == 3 &&
+	      strstr(err, "minivmm: --switch: pvsched driver 'pvsched_boost': "
+		     "Operation not permitted (EPERM): selecting a driver that "
+		     "changes scheduling needs CAP_SYS_NICE\n") &&
+	      strstr(out, "to pvsched_boost: failed"),
+	      "--switch=pvsched_boost, EPERM: same message, exit 3");
+}
+
 void test_fake(void)
 {
 	diag("fake KVM runs");
@@ -332,4 +463,7 @@ void test_fake(void)
 	test_period_us();
 	test_no_pvsched();
 	test_errors();
+	test_area_offered();
+	test_area_missing_or_failing();
+	test_eperm();
 }

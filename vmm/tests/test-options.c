@@ -136,6 +136,25 @@ static void test_period_us(void)
 	   "--period-us with io parses (the payload check comes later)");
 }
 
+static void test_busy_loops(void)
+{
+	ok(accepts("--payload=boost") && opts.busy_loops == 0,
+	   "--busy-loops not given: 0 (the payload's default applies)");
+	ok(accepts("--busy-loops=1") && opts.busy_loops == 1,
+	   "--busy-loops=1 (min)");
+	ok(accepts("--busy-loops", "1000000000") &&
+	   opts.busy_loops == MINIVMM_MAX_BUSY_LOOPS,
+	   "--busy-loops 1000000000 (max)");
+	ok(rejects("--busy-loops=1000000001") &&
+	   !strcmp(errbuf,
+		   "minivmm: --busy-loops: '1000000001' is not in 1..1000000000\n"),
+	   "--busy-loops beyond the max: one line");
+	ok(rejects("--busy-loops=0") && lines(errbuf) == 1, "--busy-loops=0");
+	ok(rejects("--busy-loops=-5"), "--busy-loops=-5");
+	ok(rejects("--busy-loops=1k"), "--busy-loops=1k");
+	ok(rejects("--busy-loops"), "--busy-loops without a value");
+}
+
 static void test_pvsched_payload(void)
 {
 	ok(accepts("--pvsched=pvsched_count") && opts.pvsched_set &&
@@ -238,6 +257,13 @@ static void test_usage(void)
 	ok(strstr(buf, "  --period-us=N  ") && strstr(buf, "1..4294967") &&
 	   strstr(buf, "default 1000") && strstr(buf, "io or cpuid"),
 	   "--help documents --period-us");
+	ok(strstr(buf, "  --busy-loops=N  ") &&
+	   strstr(buf, "1..1000000000 (default 10000)") &&
+	   strstr(buf, "io, halt or cpuid") && strstr(buf, "boost"),
+	   "--help documents --busy-loops and the boost payload");
+	ok(strstr(buf, "KVM_CAP_PVSCHED_AREA") &&
+	   strstr(buf, "EPERM") && strstr(buf, "CAP_SYS_NICE"),
+	   "--help documents the areas and the EPERM exit status");
 }
 
 void test_options(void)
@@ -247,6 +273,7 @@ void test_options(void)
 	test_vcpus();
 	test_iterations_seconds();
 	test_period_us();
+	test_busy_loops();
 	test_pvsched_payload();
 	test_no_pvsched();
 	test_switch();

@@ -44,8 +44,13 @@ static void test_info(void)
 	p = payload__info("../guest-payload/halt.bin");
 	ok(p && !strcmp(p->name, "halt"), "path to halt.bin is halt");
 	p = payload__info("/x/custom.bin");
-	ok(p && !strcmp(p->name, "other") && p->irqchip,
-	   "other paths get an irqchip");
+	ok(p && !strcmp(p->name, "other") && p->irqchip && p->timer &&
+	   p->busy, "other paths get an irqchip, a timer and a busy loop");
+	p = payload__info("boost");
+	ok(p && p->irqchip && p->timer && p->busy && p->work_port,
+	   "boost: irqchip, timer, busy loop, one work port write each");
+	p = payload__info("halt");
+	ok(p && p->timer && !p->busy, "halt has a timer, no busy loop");
 }
 
 static void test_resolve(void)
@@ -134,7 +139,7 @@ static void test_max_size(void)
 /* The real payloads (make test builds them first) fit and start right. */
 static void test_real_payloads(void)
 {
-	static const char *const names[] = { "io", "halt", "cpuid" };
+	static const char *const names[] = { "io", "halt", "cpuid", "boost" };
 	static const unsigned char entry[] = { 0x48, 0x83, 0xec, 0x20 };
 	static unsigned char buf[4 << 20];
 	char path[256], err[512];
@@ -142,7 +147,7 @@ static void test_real_payloads(void)
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		snprintf(path, sizeof(path), "../guest-payload/%s.bin",
 			 names[i]);
 		ret = payload__load(path, buf, payload__max_size(64), &size,

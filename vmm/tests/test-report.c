@@ -8,6 +8,17 @@
 
 static char out[8192];
 
+static int count_str(const char *haystack, const char *needle)
+{
+	int n = 0;
+
+	while ((haystack = strstr(haystack, needle))) {
+		haystack++;
+		n++;
+	}
+	return n;
+}
+
 static FILE *open_out(void)
 {
 	memset(out, 0, sizeof(out));
@@ -81,8 +92,9 @@ static void test_outputs(void)
 	fclose(f);
 	ok(strstr(out, "{\"ok\":true,\"signal\":0,\"payload\":"
 		  "\"/p/io.bin\",\"vcpus\":2,\"iterations\":100,"
-		  "\"seconds\":null,\"period_us\":null,\"elapsed\":") != NULL,
-	   "JSON header, period_us null for a payload without a timer");
+		  "\"seconds\":null,\"period_us\":null,\"busy_loops\":null,"
+		  "\"elapsed\":") != NULL,
+	   "JSON header, period_us and busy_loops null for io");
 	ok(strstr(out, "\"driver\":{\"initial\":\"\",\"requested\":"
 		  "\"pvsched_count\",\"final\":\"pvsched_count\","
 		  "\"stats_reset\":\"done\"}") != NULL, "JSON driver");
@@ -97,8 +109,9 @@ static void test_outputs(void)
 		  "\"mmio\":0,\"hlt\":0,\"other\":0},\"callbacks\":{\"source\":"
 		  "\"pvsched_count\",\"register\":0,\"unregister\":0,"
 		  "\"vmenter\":42,") != NULL, "JSON vCPU row with counts");
-	ok(strstr(out, "\"tid\":4322,") && strstr(out, "\"callbacks\":null}]}"),
-	   "JSON vCPU row without counts");
+	ok(strstr(out, "\"tid\":4322,") &&
+	   strstr(out, "\"callbacks\":null,\"pvsched_area\":null}]}"),
+	   "JSON vCPU row without counts nor area");
 	ok(strstr(out, "\"index\":1,\"tid\":4322,\"result\":\"done\","
 		  "\"count\":100,\"progress\":0,\"dup_irqs\":2,"
 		  "\"run_ns\":0,") != NULL,
@@ -126,7 +139,7 @@ static void test_outputs(void)
 	report__json(f, &r);
 	fclose(f);
 	ok(strstr(out, "\"iterations\":100,\"seconds\":null,"
-		  "\"period_us\":20000,\"elapsed\":") != NULL,
+		  "\"period_us\":20000,\"busy_loops\":null,\"elapsed\":") != NULL,
 	   "JSON period_us of a timer payload");
 	f = open_out();
 	report__text(f, &r);
@@ -158,15 +171,88 @@ static void test_no_pvsched(void)
 	f = open_out();
 	report__json(f, &r);
 	fclose(f);
-	ok(strstr(out, ",\"driver\":null,\"switches\":[],\"vcpu\":[") &&
+	ok(strstr(out, ",\"driver\":null,\"switches\":[],"
+		  "\"pvsched_area\":\"not-used\",\"vcpu\":[") &&
 	   !strstr(out, "initial") && strstr(out, "\"run_ns\":2500000,"),
 	   "--no-pvsched JSON: \"driver\":null");
 	f = open_out();
 	report__text(f, &r);
 	fclose(f);
 	ok(strstr(out, "\ndriver: pvsched not used (--no-pvsched)\nvcpu ") &&
-	   !strstr(out, "initial") && !strstr(out, "switch"),
+	   !strstr(out, "initial") && !strstr(out, "switch") &&
+	   !strstr(out, "area"),
 	   "--no-pvsched text: driver line says pvsched was not used");
+}
+
+/* The pvsched areas: registered, not offered; busy_loops. */
+static void test_area(void)
+{
+	struct kvm_cpu cpus[2];
+	struct tid_stats ts[2];
+	struct options o;
+	struct report r;
+	FILE *f;
+
+	fake_report(&r, &o, cpus, ts);
+	r.payload = "/p/boost.bin";
+	r.period_us = 1000;
+	r.busy_loops = 5000;
+	r.area = AREA_REGISTERED;
+	cpus[0].area_gpa = GUEST_PVSCHED_AREA(0);
+	cpus[0].area.version = 1;
+	cpus[0].area.boosts = 7;
+	cpus[0].area.unboosts = 6;
+	cpus[0].area.throttles = 1;
+	cpus[0].area.boosted_ns = 123456789012ULL;
+	cpus[0].boost_seen = 5;
+	cpus[1].area_gpa = GUEST_PVSCHED_AREA(1);
+	cpus[1].area.version = 1;
+	cpus[1].area.host_flags = 3;
+	cpus[1].area.guest_flags = 1;
+	f = open_out();
+	report__json(f, &r);
+	fclose(f);
+	ok(strstr(out, "\"period_us\":1000,\"busy_loops\":5000,\"elapsed\":") &&
+	   strstr(out, "],\"pvsched_area\":\"registered\",\"vcpu\":[{"),
+	   "JSON busy_loops, pvsched_area registered");
+	ok(strstr(out, "\"vmenter\":42,\"vmexit\":0,\"halt\":0,"
+		  "\"intr_inj\":0},\"pvsched_area\":{\"gpa\":36864,"
+		  "\"version\":1,\"host_flags\":0,\"guest_flags\":0,"
+		  "\"boosts\":7,\"unboosts\":6,\"throttles\":1,"
+		  "\"boosted_ns\":123456789012,\"boost_seen\":5}},") &&
+	   strstr(out, "\"callbacks\":null,\"pvsched_area\":{\"gpa\":36928,"
+		  "\"version\":1,\"host_flags\":3,\"guest_flags\":1,"
+		  "\"boosts\":0,\"unboosts\":0,\"throttles\":0,"
+		  "\"boosted_ns\":0,\"boost_seen\":0}}]}"),
+	   "JSON per-vCPU pvsched_area objects");
+	f = open_out();
+	report__text(f, &r);
+	fclose(f);
+	ok(strstr(out, "timer period 1000 us, busy loop 5000, ran ") &&
+	   strstr(out, "\npvsched area: registered, vCPU i's at 0x9000 + 64 * i\n") &&
+	   strstr(out, "\nvcpu0: pvsched area 0x9000: version 1, boosts 7, "
+		  "unboosts 6, throttles 1, boosted_ns 123456789012, "
+		  "host_flags 0, guest saw BOOSTED 5 times\n") &&
+	   strstr(out, "\nvcpu1: pvsched area 0x9040: version 1, boosts 0, "
+		  "unboosts 0, throttles 0, boosted_ns 0, host_flags 0x3, "
+		  "guest saw BOOSTED 0 times\n"),
+	   "text: area line in the header, one line per vCPU area");
+
+	cpus[0].area_gpa = 0;
+	cpus[1].area_gpa = 0;
+	r.area = AREA_NOT_OFFERED;
+	f = open_out();
+	report__json(f, &r);
+	fclose(f);
+	ok(strstr(out, "\"pvsched_area\":\"not-offered\",\"vcpu\":[") &&
+	   count_str(out, "\"pvsched_area\":null") == 2,
+	   "JSON: not-offered, a null area per vCPU");
+	f = open_out();
+	report__text(f, &r);
+	fclose(f);
+	ok(strstr(out, "\npvsched area: none, KVM does not offer "
+		  "KVM_CAP_PVSCHED_AREA\n") && !strstr(out, "vcpu0: pvsched"),
+	   "text: no area offered, no per-vCPU area lines");
 }
 
 static void test_run_ns(void)
@@ -210,6 +296,7 @@ void test_report(void)
 	test_json_string();
 	test_outputs();
 	test_no_pvsched();
+	test_area();
 	test_run_ns();
 	test_check();
 }
