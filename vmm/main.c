@@ -197,14 +197,14 @@ static void vm__fill_params(struct vm *vm)
  * offers them; then the guest learns where they are from the params
  * block. Without KVM_CAP_PVSCHED_AREA the VM runs without (the report
  * says so); a failed KVM_SET_PVSCHED_AREA fails the run. --no-pvsched
- * does not even ask.
+ * and --no-area do not even ask.
  */
 static int vm__pvsched_areas(struct vm *vm)
 {
 	unsigned int i;
 
 	vm->report.area = AREA_NOT_USED;
-	if (vm->opts.no_pvsched)
+	if (vm->opts.no_pvsched || vm->opts.no_area)
 		return EXIT_OK;
 	vm->report.area = AREA_NOT_OFFERED;
 	if (!kvm__has_pvsched_area(&vm->kvm))

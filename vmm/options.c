@@ -16,6 +16,7 @@
 enum {
 	OPT_PVSCHED = 0x100,
 	OPT_NO_PVSCHED,
+	OPT_NO_AREA,
 	OPT_VCPUS,
 	OPT_PAYLOAD,
 	OPT_ITERATIONS,
@@ -30,6 +31,7 @@ enum {
 static const struct option long_options[] = {
 	{ "pvsched",	  required_argument, NULL, OPT_PVSCHED },
 	{ "no-pvsched",	  no_argument,	     NULL, OPT_NO_PVSCHED },
+	{ "no-area",	  no_argument,	     NULL, OPT_NO_AREA },
 	{ "vcpus",	  required_argument, NULL, OPT_VCPUS },
 	{ "payload",	  required_argument, NULL, OPT_PAYLOAD },
 	{ "iterations",	  required_argument, NULL, OPT_ITERATIONS },
@@ -58,6 +60,8 @@ void options__usage(FILE *f)
 "                       the pvsched series: KVM_CAP_PVSCHED is not needed,\n"
 "                       no pvsched ioctl is made, no callback counts are\n"
 "                       read or reset; excludes --pvsched and --switch\n"
+"  --no-area            do not register the vCPUs' shared areas: drivers\n"
+"                       get none (the cost of one, for make bench)\n"
 "  --vcpus=N            number of vCPUs, 1..%d (default 1)\n"
 "  --payload=NAME|PATH  guest payload (default io): io, halt, cpuid or boost,\n"
 "                       found as NAME.bin next to the minivmm binary, then\n"
@@ -233,6 +237,9 @@ static int options__one(struct options *opts, int c, const char *arg,
 		return 0;
 	case OPT_NO_PVSCHED:
 		opts->no_pvsched = true;
+		return 0;
+	case OPT_NO_AREA:
+		opts->no_area = true;
 		return 0;
 	case OPT_VCPUS:
 		if (options__parse_count(arg, MINIVMM_MAX_VCPUS, &n)) {

@@ -39,6 +39,7 @@ struct pvsched_switch {
 
 struct options {
 	bool no_pvsched;		/* --no-pvsched: plain KVM */
+	bool no_area;			/* --no-area: no shared areas */
 	bool pvsched_set;		/* --pvsched given, maybe empty */
 	char pvsched[PVSCHED_OPS_NAME_SIZE];
 	unsigned int nr_vcpus;

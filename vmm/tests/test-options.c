@@ -172,6 +172,17 @@ static void test_pvsched_payload(void)
 	ok(rejects("--payload="), "--payload= (empty)");
 }
 
+static void test_no_area(void)
+{
+	ok(parse_v((const char *const[]){ NULL }) == OPTIONS_RUN &&
+	   !opts.no_area, "areas by default");
+	ok(accepts("--no-area") && opts.no_area && !opts.no_pvsched,
+	   "--no-area");
+	ok(accepts("--no-area", "--pvsched=pvsched_count") && opts.no_area &&
+	   opts.pvsched_set, "--no-area with a driver");
+	ok(rejects("--no-area=1"), "--no-area takes no value");
+}
+
 static void test_no_pvsched(void)
 {
 	ok(accepts("--no-pvsched") && opts.no_pvsched && !opts.pvsched_set &&
@@ -276,6 +287,7 @@ void test_options(void)
 	test_busy_loops();
 	test_pvsched_payload();
 	test_no_pvsched();
+	test_no_area();
 	test_switch();
 	test_usage();
 }
