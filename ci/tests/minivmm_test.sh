@@ -147,17 +147,20 @@ counts_ok() {
 }
 
 # exact_ok FILE VCPUS DRIVER WAITS: the halt payload ran TICKS ticks of
-# PERIOD_US on each vCPU, and DRIVER saw, per vCPU, exactly one INTR_INJ
-# per tick (each tick is one interrupt KVM injected) and exactly one HALT
+# PERIOD_US on each vCPU (one more if a vCPU stalled for a period and
+# took two ticks in one "sti; hlt": it checks for DONE between windows),
+# and DRIVER saw, per vCPU, exactly one INTR_INJ per tick the guest
+# counted (each tick is one interrupt KVM injected) and exactly one HALT
 # per halt that slept, as WAITS (see run_exact) counts them for the vCPU's
 # thread id: TICKS, unless a tick came before the guest reached its HLT,
 # and at least one. Registered once, vmenter == vmexit > 0.
 exact_ok() {
 	jq_true "$1" '.ok == true and .period_us == $p and .iterations == $t and
 		$n > 0 and (.vcpu | length) == $n and
-		all(.vcpu[]; .result == "done" and .count == $t and
+		all(.vcpu[]; .result == "done" and
+		    (.count == $t or .count == $t + 1) and
 		    .callbacks.source == $d and .callbacks.register == 1 and
-		    .callbacks.intr_inj == $t and
+		    .callbacks.intr_inj == .count and
 		    .callbacks.halt == $w[0][.tid | tostring] and
 		    .callbacks.halt > 0 and
 		    .callbacks.vmenter > 0 and
@@ -236,7 +239,7 @@ good_boost_report() {
 }
 
 echo "TAP version 13"
-echo "1..42"
+echo "1..43"
 
 run --list-drivers --json
 check "minivmm --list-drivers lists pvsched_nop" \
@@ -309,6 +312,12 @@ echo '{"54":50,"55":50}' > "$SELF/waits.json"
 echo '{"54":50,"55":49}' > "$SELF/waits-49.json"
 jq -c '.vcpus = 0 | .vcpu = []' "$SELF/good.json" > "$SELF/no-vcpu.json"
 jq -c '.vcpu[1].callbacks.halt = 49' "$SELF/good.json" > "$SELF/short.json"
+jq -c '.vcpu[0].callbacks.intr_inj = 49' "$SELF/good.json" > "$SELF/intr-49.json"
+jq -c '.vcpu[0].count = 51' "$SELF/good.json" > "$SELF/count-51.json"
+jq -c '.vcpu[0].count = 51 | .vcpu[0].callbacks.intr_inj = 51' \
+	"$SELF/good.json" > "$SELF/tick-51.json"
+jq -c '.vcpu[0].count = 52 | .vcpu[0].callbacks.intr_inj = 52' \
+	"$SELF/good.json" > "$SELF/tick-52.json"
 good_boost_report > "$SELF/boost.json"
 jq -c '.vcpu[1].pvsched_area = null' "$SELF/boost.json" > "$SELF/boost-no-area.json"
 jq -c '.vcpu[0].pvsched_area.unboosts = 0' "$SELF/boost.json" > "$SELF/boost-no-unboost.json"
@@ -332,8 +341,12 @@ check "a report with an empty vCPU list fails the counts and exact checks" \
 	      ! exact_ok "$SELF/no-vcpu.json" 0 pvsched_count "$SELF/waits.json" &&
 	      ! counts_ok "$SELF/no-vcpu.json" 2 pvsched_count &&
 	      ! exact_ok "$SELF/no-vcpu.json" 2 pvsched_count "$SELF/waits.json"'
-check "a report one HALT short of KVM's count fails the exact check" \
-	eval '! exact_ok "$SELF/short.json" 2 pvsched_count "$SELF/waits.json" &&
+check "one HALT short of KVM's count, or INTR_INJ != ticks, fails the exact check" \
+	eval '! exact_ok "$SELF/intr-49.json" 2 pvsched_count "$SELF/waits.json" &&
+	      ! exact_ok "$SELF/count-51.json" 2 pvsched_count "$SELF/waits.json" &&
+	      exact_ok "$SELF/tick-51.json" 2 pvsched_count "$SELF/waits.json" &&
+	      ! exact_ok "$SELF/tick-52.json" 2 pvsched_count "$SELF/waits.json" &&
+	      ! exact_ok "$SELF/short.json" 2 pvsched_count "$SELF/waits.json" &&
 	      exact_ok "$SELF/short.json" 2 pvsched_count "$SELF/waits-49.json" &&
 	      ! exact_ok "$SELF/good.json" 2 pvsched_count "$SELF/waits-49.json" &&
 	      ! exact_ok "$SELF/good.json" 2 pvsched_count "$SELF/empty.json"'
@@ -350,7 +363,9 @@ check "the boost check passes a good report, fails an empty or missing one, one 
 
 # Exact HALT and INTR_INJ counts. Each vCPU takes TICKS timer interrupts,
 # each one injected by KVM once (halt.S does not count the copies that
-# QEMU's TCG sometimes delivers on its own), so intr_inj == TICKS. It
+# QEMU's TCG sometimes delivers on its own), so intr_inj == the guest's
+# count of ticks (TICKS, or TICKS + 1 after a stall: seen on the debug
+# kernel under load, vcpu1 "done count 51, intr_inj 51"). It
 # executes TICKS HLTs (the one after DONE never runs: the vCPU thread
 # stops at DONE), and a HLT sleeps in KVM unless its tick is already
 # there: HALT must match KVM's own count of the halts that slept. A period
@@ -361,7 +376,7 @@ run_exact --pvsched=pvsched_count --vcpus=2 --payload=halt \
 	--period-us=$PERIOD_US --iterations=$TICKS --json
 show_counts
 check "exact run with pvsched_count exits 0" [ $rc -eq 0 ]
-check "pvsched_count: intr_inj == $TICKS, halt == halts that slept, per vCPU" \
+check "pvsched_count: intr_inj == ticks (TICKS), halt == halts that slept, per vCPU" \
 	exact_ok "$OUT" 2 pvsched_count "$WAITS"
 
 # bpf_pvsched_count: the same checks. Its counts are per thread id since
@@ -382,7 +397,7 @@ run_exact --pvsched=bpf_pvsched_count --vcpus=2 --payload=halt \
 	--period-us=$PERIOD_US --iterations=$TICKS --json
 show_counts
 check "exact run with bpf_pvsched_count exits 0" [ $rc -eq 0 ]
-check "bpf_pvsched_count: intr_inj == $TICKS, halt == halts that slept, per vCPU" \
+check "bpf_pvsched_count: intr_inj == ticks (TICKS), halt == halts that slept, per vCPU" \
 	exact_ok "$OUT" 2 bpf_pvsched_count "$WAITS"
 pvsched-bpf unload bpf_pvsched_count > "$OUT" 2> "$ERR"
 rc=$?
@@ -421,6 +436,13 @@ check "pvsched_boost: each guest saw PVSCHED_HOST_BOOSTED after a work exit" \
 	jq_true "$OUT" '.vcpus == 2 and (.vcpu | length) == 2 and
 		all(.vcpu[]; .pvsched_area != null and
 		    .pvsched_area.boost_seen >= 1)'
+# --no-area: the same run without areas, so the driver never sees a flag.
+run --pvsched=pvsched_boost --vcpus=2 --payload=boost --no-area \
+	--period-us=$BOOST_PERIOD_US --iterations=$BOOST_ITERATIONS --json
+check "--no-area: no area registered, the run completes unboosted" \
+	rc_json 0 '.pvsched_area == "not-used" and .vcpus == 2 and
+		   (.vcpu | length) == 2 and
+		   all(.vcpu[]; .result == "done" and .pvsched_area == null)'
 
 # Without CAP_SYS_NICE (uid 65534, through busybox su), selecting
 # pvsched_boost fails with EPERM, while pvsched_count stays open to any
