@@ -37,13 +37,19 @@ PAYLOAD_TEXT = {
 CASES = (
     ("base", "baseline", "baseline (unpatched 6.12)", "--no-pvsched", None),
     ("main", "none", "pvsched, no driver", "--pvsched=", None),
-    ("main", "nop", "pvsched_nop", "--pvsched=pvsched_nop", None),
+    ("main", "nop", "pvsched_nop, no area", "--pvsched=pvsched_nop --no-area",
+     None),
+    ("main", "noparea", "pvsched_nop, area", "--pvsched=pvsched_nop", None),
     ("main", "count", "pvsched_count (module)",
      "--pvsched=pvsched_count", "pvsched_count"),
-    ("main", "bpfnop", "bpf_pvsched_nop (BPF)",
-     "--pvsched=bpf_pvsched_nop", None),
+    ("main", "boost", "pvsched_boost (module)", "--pvsched=pvsched_boost",
+     None),
+    ("main", "bpfnop", "bpf_pvsched_nop, no area",
+     "--pvsched=bpf_pvsched_nop --no-area", None),
     ("main", "bpf", "bpf_pvsched_count (BPF)",
      "--pvsched=bpf_pvsched_count", "bpf_pvsched_count"),
+    ("main", "bpfboost", "bpf_pvsched_boost (BPF)",
+     "--pvsched=bpf_pvsched_boost", None),
 )
 
 # case -> largest allowed slowdown against the baseline, in percent
@@ -64,6 +70,8 @@ SETUP = {
         "insmod /lib/modules/pvsched_count.ko || exit 1",
         "pvsched-bpf load count >/dev/null || exit 1",
         "pvsched-bpf load nop >/dev/null || exit 1",
+        "insmod /lib/modules/pvsched_boost.ko || exit 1",
+        "pvsched-bpf load boost >/dev/null || exit 1",
     ],
 }
 
@@ -174,11 +182,17 @@ def check_run(kernel, case, payload, rnd, run, iterations):
     if not vcpu.get("run_ns"):
         raise BenchError("%s: minivmm reported no run_ns" % where)
     if kernel == "main":
-        want = case[3].partition("=")[2]
+        opts = shlex.split(case[3])
+        want = [o.partition("=")[2] for o in opts
+                if o.startswith("--pvsched=")][0]
         got = rep["driver"]["final"]
         if got != want:
             raise BenchError("%s: VM ran with driver '%s', not '%s'" %
                              (where, got, want))
+        area = "not-used" if "--no-area" in opts else "registered"
+        if rep.get("pvsched_area") != area:
+            raise BenchError("%s: vCPU areas %s, not %s" %
+                             (where, rep.get("pvsched_area"), area))
     source = case[4]
     if source:
         cb = vcpu.get("callbacks") or {}
