@@ -11,8 +11,11 @@
  * register per vCPU task, as many VMEXITs as VMENTERs, nothing after
  * unassign, registrations that follow the vCPU's thread, and drivers kept
  * alive (module pinned, BPF driver kept after unload) while a VM uses them;
- * and the bounded boost that the module driver pvsched_boost asks for
- * through the vCPU's shared area (sysctls kernel.pvsched_boost_*).
+ * and the bounded boost that the module driver pvsched_boost and the BPF
+ * driver bpf_pvsched_boost ask for through the vCPU's shared area (sysctls
+ * kernel.pvsched_boost_*), with BPF negative controls: a driver without
+ * PVSCHED_OPS_BOOST never boosts, and the verifier refuses programs that
+ * read the area without a NULL test or write to it.
  *
  * The guest is six bytes of real-mode code, "1: out 0x10, al; inc al;
  * jmp 1b", so every KVM_RUN returns with KVM_EXIT_IO and the value written
@@ -29,7 +32,7 @@
  * vm-close, module-pin, bpf-unload, race, race-hop, race-rmmod, race-bpf,
  * many-vms, guest-mode-replace, vcpu-create-race, count-bound, key-churn,
  * register-fail, bpf-sleepable, driver-validation, replace-concurrent,
- * early-out, intr-exact, static-key, area, boost, kernel-log.
+ * early-out, intr-exact, static-key, area, boost, boost-bpf, kernel-log.
  *
  * Needs root, debugfs at /sys/kernel/debug and bpffs at /sys/fs/bpf. It
  * loads and unloads pvsched_count, pvsched_boost and the BPF drivers, and
@@ -70,6 +73,7 @@
 #include <linux/types.h>
 
 #include "../../kernel/bpf/pvsched_bpf_count.h"
+#include "../../kernel/bpf/pvsched_bpf_noflag.h"
 
 /* The pvsched ABI (include/uapi/linux/kvm.h of the pvsched series). */
 #ifndef KVM_CAP_PVSCHED
@@ -1167,10 +1171,15 @@ static void bpf_tool_find(void)
 	free(copy);
 }
 
-/* Run "pvsched-bpf @cmd [@arg]"; its exit status, output shown if != 0. */
-static int bpf_tool_run(const char *cmd, const char *arg)
+/*
+ * Run "pvsched-bpf @cmd [@arg]"; its exit status, output shown if != 0.
+ * Its stdout and stderr go to @out (@size bytes, NUL-terminated), the rest
+ * is read and dropped.
+ */
+static int bpf_tool_run_out(const char *cmd, const char *arg, char *out,
+			    size_t size)
 {
-	char out[4096];
+	char drop[4096];
 	size_t len = 0;
 	int pfd[2], status;
 	ssize_t n;
@@ -1187,8 +1196,18 @@ static int bpf_tool_run(const char *cmd, const char *arg)
 		_exit(127);
 	}
 	close(pfd[1]);
-	while ((n = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
-		len += n;
+	for (;;) {
+		if (len < size - 1)
+			n = read(pfd[0], out + len, size - 1 - len);
+		else
+			n = read(pfd[0], drop, sizeof(drop));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (len < size - 1)
+			len += n;
+	}
 	out[len] = '\0';
 	close(pfd[0]);
 	TEST_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
@@ -1197,6 +1216,13 @@ static int bpf_tool_run(const char *cmd, const char *arg)
 		diag("pvsched-bpf %s %s: status %d: %s", cmd, arg ? arg : "",
 		     status, out);
 	return status;
+}
+
+static int bpf_tool_run(const char *cmd, const char *arg)
+{
+	char out[4096];
+
+	return bpf_tool_run_out(cmd, arg, out, sizeof(out));
 }
 
 static const char *need_bpf(void)
@@ -4657,13 +4683,13 @@ static void boost_test_sysctls(void)
 	      BOOST_MAX_US_MAX);
 }
 
-/* What the unprivileged child of boost_test_unprivileged() saw. */
+/* What the unprivileged child of unpriv_run() saw. */
 struct unpriv_result {
 	char failed[32];	/* the setup step that failed, "" if none */
 	int err;		/* its errno */
 	uint64_t caps;		/* effective capabilities after the drop */
 	int sysctl_write[3];	/* writes to the three sysctls */
-	int replace_boost, replace_count, replace_boost2;
+	int replace_boost, replace_open, replace_boost2;
 	int get, get2;
 	struct kvm_pvsched_ops after_boost, after_boost2;
 };
@@ -4697,8 +4723,13 @@ static int unpriv_replace(int vm, const char *name)
 	return ioctl(vm, KVM_REPLACE_PVSCHED_OPS, &ops) ? -errno : 0;
 }
 
-/* The child: what it saw goes to the pipe @fd. */
-static void __noreturn unpriv_child(int fd)
+/*
+ * The child: the sysctl writes, then on a new VM REPLACE @boost (a driver
+ * with PVSCHED_OPS_BOOST), GET, REPLACE @open_drv (one without),
+ * REPLACE @boost again, GET; what it saw goes to the pipe @fd.
+ */
+static void __noreturn unpriv_child(int fd, const char *boost,
+				    const char *open_drv)
 {
 	struct unpriv_result res = { .caps = ~0ULL };
 	const char *failed;
@@ -4724,11 +4755,11 @@ static void __noreturn unpriv_child(int fd)
 		res.err = errno;
 		snprintf(res.failed, sizeof(res.failed), "%s", failed);
 	} else {
-		res.replace_boost = unpriv_replace(vm, BOOST_DRV);
+		res.replace_boost = unpriv_replace(vm, boost);
 		res.get = ioctl(vm, KVM_GET_PVSCHED_OPS, &res.after_boost) ?
 			  -errno : 0;
-		res.replace_count = unpriv_replace(vm, COUNT_DRV);
-		res.replace_boost2 = unpriv_replace(vm, BOOST_DRV);
+		res.replace_open = unpriv_replace(vm, open_drv);
+		res.replace_boost2 = unpriv_replace(vm, boost);
 		res.get2 = ioctl(vm, KVM_GET_PVSCHED_OPS, &res.after_boost2) ?
 			   -errno : 0;
 	}
@@ -4736,12 +4767,13 @@ static void __noreturn unpriv_child(int fd)
 }
 
 /*
- * 2. Selecting pvsched_boost needs CAP_SYS_NICE: a child without
- * capabilities, on a /dev/kvm it may open, gets EPERM for it and not for
- * pvsched_count. The directories above /dev/kvm must let it through too:
- * the test initramfs's root directory is 0700.
+ * Run unpriv_child() for @boost and @open_drv: a child without
+ * capabilities, on a /dev/kvm it may open. The directories above /dev/kvm
+ * must let it through too: the test initramfs's root directory is 0700.
+ * True if it ran to the end, what it saw in @res.
  */
-static void boost_test_unprivileged(void)
+static bool unpriv_run(const char *boost, const char *open_drv,
+		       struct unpriv_result *resp)
 {
 	static const char *const paths[] = { "/", "/dev", "/dev/kvm" };
 	mode_t modes[ARRAY_SIZE(paths)];
@@ -4766,7 +4798,7 @@ static void boost_test_unprivileged(void)
 	pid = fork();
 	TEST_ASSERT(pid >= 0, "fork");
 	if (!pid)
-		unpriv_child(pfd[1]);
+		unpriv_child(pfd[1], boost, open_drv);
 	close(pfd[1]);
 	n = read(pfd[0], &res, sizeof(res));
 	close(pfd[0]);
@@ -4781,6 +4813,46 @@ static void boost_test_unprivileged(void)
 		diag("child (uid/gid %d): read %zd of %zu bytes, status %#x, failed step \"%s\" (%s), effective capabilities %#llx",
 		     BOOST_NOBODY, n, sizeof(res), status, res.failed,
 		     strerror(res.err), (unsigned long long)res.caps);
+	*resp = res;
+	return ran;
+}
+
+/*
+ * The unprivileged child's REPLACEs: EPERM for @boost, the VM keeping no
+ * driver, then @open_drv taken, @boost EPERM again, the VM keeping
+ * @open_drv. Three checks.
+ */
+static void unpriv_check_replace(bool ran, const struct unpriv_result *res,
+				 const char *boost, const char *open_drv)
+{
+	CHECK(ran && res->replace_boost == -EPERM,
+	      "uid 65534 without capabilities: REPLACE %s fails with EPERM (%s)",
+	      boost, err_str(res->replace_boost));
+	CHECK(ran && !res->get && ops_is(&res->after_boost, ""),
+	      "... and the VM keeps no driver (GET: %s)", err_str(res->get));
+	if (ran && !ops_is(&res->after_boost, ""))
+		diag("GET after the EPERM: %s", ops_str(&res->after_boost));
+	CHECK(ran && !res->replace_open && res->replace_boost2 == -EPERM &&
+	      !res->get2 && ops_is(&res->after_boost2, open_drv),
+	      "... REPLACE %s works (%s), then %s again fails with EPERM (%s) and the VM keeps %s",
+	      open_drv, err_str(res->replace_open), boost,
+	      err_str(res->replace_boost2), open_drv);
+	if (ran && !ops_is(&res->after_boost2, open_drv))
+		diag("GET after the second EPERM: %s",
+		     ops_str(&res->after_boost2));
+}
+
+/*
+ * 2. Selecting pvsched_boost needs CAP_SYS_NICE: the unprivileged child
+ * gets EPERM for it and not for pvsched_count, and may not write the
+ * sysctls.
+ */
+static void boost_test_unprivileged(void)
+{
+	struct unpriv_result res;
+	bool ran;
+
+	ran = unpriv_run(BOOST_DRV, COUNT_DRV, &res);
 	CHECK(ran && res.sysctl_write[0] == -EACCES &&
 	      res.sysctl_write[1] == -EACCES && res.sysctl_write[2] == -EACCES &&
 	      sysctl_get(SYSCTL_BOOST_PRIO) == BOOST_PRIO_DEF &&
@@ -4789,21 +4861,7 @@ static void boost_test_unprivileged(void)
 	      "uid 65534 cannot write the sysctls (%s, %s, %s), they keep their values",
 	      err_str(res.sysctl_write[0]), err_str(res.sysctl_write[1]),
 	      err_str(res.sysctl_write[2]));
-	CHECK(ran && res.replace_boost == -EPERM,
-	      "uid 65534 without capabilities: REPLACE %s fails with EPERM (%s)",
-	      BOOST_DRV, err_str(res.replace_boost));
-	CHECK(ran && !res.get && ops_is(&res.after_boost, ""),
-	      "... and the VM keeps no driver (GET: %s)", err_str(res.get));
-	if (ran && !ops_is(&res.after_boost, ""))
-		diag("GET after the EPERM: %s", ops_str(&res.after_boost));
-	CHECK(ran && !res.replace_count && res.replace_boost2 == -EPERM &&
-	      !res.get2 && ops_is(&res.after_boost2, COUNT_DRV),
-	      "... REPLACE %s works (%s), then %s again fails with EPERM (%s) and the VM keeps %s",
-	      COUNT_DRV, err_str(res.replace_count), BOOST_DRV,
-	      err_str(res.replace_boost2), COUNT_DRV);
-	if (ran && !ops_is(&res.after_boost2, COUNT_DRV))
-		diag("GET after the second EPERM: %s",
-		     ops_str(&res.after_boost2));
+	unpriv_check_replace(ran, &res, BOOST_DRV, COUNT_DRV);
 }
 
 /* The tracefs directory, NULL if there is none. */
@@ -5218,6 +5276,296 @@ static void test_boost(void)
 	      BOOST_DRV, err_str(r));
 }
 
+/*
+ * The BPF boost driver bpf_pvsched_boost ("pvsched-bpf load boost"): the
+ * policy of pvsched_boost in a struct_ops program that reads the typed,
+ * nullable, read-only area and asks with the kfuncs
+ * bpf_pvsched_vcpu_boost() and bpf_pvsched_vcpu_unboost(); PVSCHED_OPS_BOOST
+ * in its map makes assigning it a privilege. The negative controls around
+ * it: bpf_pvsched_noflag, the same program without PVSCHED_OPS_BOOST, whose
+ * kfunc calls the core refuses with EPERM (it counts their results in a
+ * pinned map, pvsched_bpf_noflag.h), so that it never boosts and is open to
+ * anyone; and two variants the verifier must refuse, "boost-unchecked"
+ * (the area read without a NULL test) and "boost-write" (its host_flags
+ * written), with the verifier's reason in the loader's output.
+ */
+#define BPF_BOOST_DRV		"bpf_pvsched_boost"
+#define BPF_NOFLAG_DRV		PVSCHED_BPF_NOFLAG_NAME
+#define BPF_UNCHECKED_DRV	"bpf_pvsched_unchecked"
+#define BPF_BADWRITE_DRV	"bpf_pvsched_badwrite"
+#define BPF_NOFLAG_RUNS		20
+
+static const char *need_bpf_boost(void)
+{
+	const char *r = need_bpf();
+
+	if (r)
+		return r;
+	if (!path_exists(SYSCTL_BOOST_PRIO))
+		return SYSCTL_BOOST_PRIO " missing (a kernel without the boost)";
+	return NULL;
+}
+
+/* bpf_pvsched_noflag's results, from its pinned map @fd; false if unread. */
+static bool noflag_results(int fd, struct pvsched_bpf_noflag_results *r)
+{
+	__u32 zero = 0;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if (fd < 0)
+		return false;
+	err = bpf_map_op(BPF_MAP_LOOKUP_ELEM, fd, &zero, r);
+	if (err)
+		diag("%s: BPF_MAP_LOOKUP_ELEM: %s", PVSCHED_BPF_NOFLAG_MAP,
+		     err_str(err));
+	return !err;
+}
+
+/*
+ * "pvsched-bpf load @which" must fail, registering nothing (@name), and
+ * its output (libbpf's copy of the verifier's log) must name program
+ * @prog and contain @why and, unless NULL, @why2. Two checks.
+ */
+static void bpf_load_refused(const char *which, const char *name,
+			     const char *prog, const char *why,
+			     const char *why2)
+{
+	static char out[32768];
+	char prog_str[96];
+	bool listed;
+	int st;
+
+	st = bpf_tool_run_out("load", which, out, sizeof(out));
+	listed = driver_listed(name);
+	CHECK(st != 0 && !listed,
+	      "pvsched-bpf load %s fails (status %d), %s is not registered",
+	      which, st, name);
+	if (listed)
+		bpf_tool_run("unload", name);
+	snprintf(prog_str, sizeof(prog_str), "prog '%s'", prog);
+	CHECK(st != 0 && strstr(out, prog_str) && strstr(out, why) &&
+	      (!why2 || strstr(out, why2)),
+	      "... the verifier refused %s: \"%s\"%s%s%s", prog, why,
+	      why2 ? ", \"" : "", why2 ?: "", why2 ? "\"" : "");
+}
+
+/*
+ * The guest's flag up for @nr exits under bpf_pvsched_noflag: never
+ * boosted, the thread SCHED_OTHER with nice @nice after each.
+ */
+static bool noflag_runs(struct worker *w, struct kvm_vcpu *vcpu, int nr,
+			int nice)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		if (!boost_run(w, vcpu, PVSCHED_GUEST_BOOST, i % 2 ? 50 : 0) ||
+		    !thread_normal_is(w->tid, nice)) {
+			diag("exit %d of %d", i + 1, nr);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void test_boost_bpf(void)
+{
+	struct pvsched_bpf_noflag_results r0, r1;
+	struct unpriv_result res;
+	struct boost_mbox *mb;
+	struct boost_area *a;
+	struct kvm_vcpu *vcpu;
+	uint32_t boosts, throttles, unboosts, seen;
+	uint64_t boosted_ns;
+	struct worker *w;
+	struct kvm_vm *vm;
+	bool ok, again, ran;
+	int r, nf_fd;
+	double t;
+
+	r = bpf_tool_run("load", "boost");
+	CHECK(!r && driver_listed(BPF_BOOST_DRV),
+	      "pvsched-bpf load boost: status %d, %s listed", r,
+	      BPF_BOOST_DRV);
+	r = bpf_tool_run("load", "noflag");
+	nf_fd = bpf_obj_get(PVSCHED_BPF_NOFLAG_MAP);
+	if (nf_fd < 0)
+		diag("%s: %s", PVSCHED_BPF_NOFLAG_MAP, strerror(errno));
+	CHECK(!r && driver_listed(BPF_NOFLAG_DRV) && nf_fd >= 0,
+	      "pvsched-bpf load noflag: status %d, %s listed, its results map pinned",
+	      r, BPF_NOFLAG_DRV);
+
+	/* PVSCHED_OPS_BOOST, and only it, makes assigning a privilege. */
+	ran = unpriv_run(BPF_BOOST_DRV, BPF_NOFLAG_DRV, &res);
+	unpriv_check_replace(ran, &res, BPF_BOOST_DRV, BPF_NOFLAG_DRV);
+
+	vm = vm_create();
+	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
+	       sizeof(guest_boost));
+	vcpu = vcpu_add(vm);
+	a = boost_area(vm);
+	mb = boost_mbox(vm);
+	w = worker_create();
+	TEST_ASSERT(!setpriority(PRIO_PROCESS, w->tid, BOOST_NICE),
+		    "setpriority(%d, %d)", w->tid, BOOST_NICE);
+	CHECK(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
+				BOOST_SHARE_WIDE) &&
+	      !area_set(vcpu, AREA_GPA, 0),
+	      "pvsched_boost_prio %d, max_us %d, share_pct %d; the vCPU's area registered",
+	      BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE);
+	r = pvsched_assign(vm, BPF_BOOST_DRV, NULL);
+	CHECK(!r && vm_driver_is(vm, BPF_BOOST_DRV),
+	      "root (CAP_SYS_NICE) assigns %s with KVM_REPLACE_PVSCHED_OPS (%s)",
+	      BPF_BOOST_DRV, err_str(r));
+
+	/* The flag up, an OUT: boosted before KVM_RUN returns; then down. */
+	CHECK(boost_run(w, vcpu, 0, 0) &&
+	      thread_normal_is(w->tid, BOOST_NICE) && !a->boosts &&
+	      !a->host_flags,
+	      "the vCPU thread (nice %d) runs, flag down: not boosted, boosts 0, host_flags 0",
+	      BOOST_NICE);
+	CHECK(boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+	      thread_boosted(w->tid),
+	      "the guest raises BOOST and exits: when KVM_RUN returns, the thread is SCHED_FIFO prio %d (pvsched_boost_prio)",
+	      BOOST_PRIO);
+	CHECK(a->host_flags == PVSCHED_HOST_BOOSTED && a->boosts == 1 &&
+	      !a->throttles && !a->unboosts,
+	      "host_flags BOOSTED (%#x), boosts 1 (%u), throttles 0, unboosts 0",
+	      a->host_flags, a->boosts);
+	CHECK(boost_run(w, vcpu, 0, 0) && thread_normal_is(w->tid, BOOST_NICE),
+	      "the guest drops BOOST and exits: SCHED_OTHER nice %d again",
+	      BOOST_NICE);
+	CHECK(!a->host_flags && a->unboosts == 1 && a->boosts == 1 &&
+	      !a->throttles && a->boosted_ns > 0,
+	      "host_flags 0 (%#x), unboosts 1 (%u), boosted_ns %llu > 0",
+	      a->host_flags, a->unboosts, (unsigned long long)a->boosted_ns);
+	if (a->unboosts != 1)
+		diag_area(vm);
+
+	/* The rest of pvsched_boost's policy: guest_prio, the version. */
+	boosts = a->boosts;
+	CHECK(boost_run(w, vcpu, 0, 50) && thread_boosted(w->tid) &&
+	      boost_run(w, vcpu, 0, 100) &&
+	      thread_normal_is(w->tid, BOOST_NICE) &&
+	      a->boosts == boosts + 1,
+	      "guest_prio 50 without the flag: boosted; guest_prio 100: unboosted (boosts +%u)",
+	      a->boosts - boosts);
+	a->version = 0xdeadbeef;
+	ok = boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+	     thread_normal_is(w->tid, BOOST_NICE);
+	a->version = PVSCHED_AREA_VERSION;
+	CHECK(ok && a->boosts == boosts + 1 && boost_run(w, vcpu, 0, 0),
+	      "area version 0xdeadbeef: the guest's flag boosts nothing");
+
+	/* A throttle at a small max_us, then the sysctls back. */
+	boosts = a->boosts;
+	throttles = a->throttles;
+	unboosts = a->unboosts;
+	boosted_ns = a->boosted_ns;
+	ok = boost_sysctls_set(BOOST_PRIO, BOOST_THROTTLE_US, BOOST_SHARE_DEF) &&
+	     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+	     boost_run_wait(w, vcpu, PVSCHED_GUEST_BOOST, 0,
+			    PVSCHED_HOST_THROTTLED, 0);
+	seen = mb->seen;
+	CHECK(ok && (seen & PVSCHED_HOST_THROTTLED) &&
+	      a->throttles - throttles >= 1,
+	      "max_us %d: a boosted guest that spins is throttled, it sees THROTTLED (host_flags %#x, throttles +%u)",
+	      BOOST_THROTTLE_US, seen, a->throttles - throttles);
+	CHECK(ok && thread_normal_is(w->tid, BOOST_NICE) &&
+	      !(a->host_flags & PVSCHED_HOST_BOOSTED) &&
+	      a->boosts - boosts == a->throttles - throttles +
+				    (a->unboosts - unboosts) &&
+	      a->boosted_ns - boosted_ns >=
+	      (uint64_t)(a->throttles - throttles) * BOOST_THROTTLE_US * 1000,
+	      "the throttle restored SCHED_OTHER nice %d; not BOOSTED; each boost ended; boosted_ns +%llu >= %u x %d us",
+	      BOOST_NICE, (unsigned long long)(a->boosted_ns - boosted_ns),
+	      a->throttles - throttles, BOOST_THROTTLE_US);
+	if (!ok)
+		diag_area(vm);
+	ok = boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE);
+	t = now();
+	again = false;
+	do {
+		usleep(20 * 1000);
+		if (!boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0))
+			break;
+		again = !__thread_normal_is(w->tid, BOOST_NICE, true);
+	} while (!again && now() - t < BOOST_PAYBACK_SECONDS);
+	CHECK(ok && again && thread_boosted(w->tid) &&
+	      a->host_flags == PVSCHED_HOST_BOOSTED,
+	      "max_us %d again: once paid back, the flag boosts again (after %.0f ms)",
+	      BOOST_MAX_US_MAX, (now() - t) * 1000);
+	if (!again)
+		diag_area(vm);
+	CHECK(boost_run(w, vcpu, 0, 0) && thread_normal_is(w->tid, BOOST_NICE),
+	      "the guest drops its flag: SCHED_OTHER nice %d", BOOST_NICE);
+
+	/* Unregistered while assigned: the VM keeps it, and it boosts. */
+	r = bpf_tool_run("unload", BPF_BOOST_DRV);
+	CHECK(!r && !driver_listed(BPF_BOOST_DRV) &&
+	      vm_driver_is(vm, BPF_BOOST_DRV),
+	      "pvsched-bpf unload %s while assigned: status %d, not listed, the VM keeps it (GET)",
+	      BPF_BOOST_DRV, r);
+	boosts = a->boosts;
+	unboosts = a->unboosts;
+	CHECK(boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+	      thread_boosted(w->tid) && boost_run(w, vcpu, 0, 0) &&
+	      thread_normal_is(w->tid, BOOST_NICE) &&
+	      boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+	      thread_boosted(w->tid) && a->boosts == boosts + 2 &&
+	      a->unboosts == unboosts + 1,
+	      "... it still boosts and unboosts: flag up, down, up (boosts +%u, unboosts +%u)",
+	      a->boosts - boosts, a->unboosts - unboosts);
+	r = pvsched_assign(vm, BPF_NOFLAG_DRV, NULL);
+	CHECK(!r && thread_normal_is(w->tid, BOOST_NICE) &&
+	      !(a->host_flags & PVSCHED_HOST_BOOSTED),
+	      "boosted, then REPLACE %s (%s): SCHED_OTHER nice %d when it returns, not BOOSTED",
+	      BPF_NOFLAG_DRV, err_str(r), BOOST_NICE);
+	CHECK_RET(pvsched_assign(vm, BPF_BOOST_DRV, NULL), -EINVAL,
+		  "the unloaded %s cannot be assigned again: EINVAL",
+		  BPF_BOOST_DRV);
+
+	/* bpf_pvsched_noflag: its requests fail with EPERM, no boost. */
+	boosts = a->boosts;
+	ok = noflag_results(nf_fd, &r0) && vm_driver_is(vm, BPF_NOFLAG_DRV);
+	CHECK(ok && noflag_runs(w, vcpu, BPF_NOFLAG_RUNS, BOOST_NICE) &&
+	      a->boosts == boosts && !a->host_flags,
+	      "%s: the guest asks for a boost at %d exits (flag up, guest_prio 50 at every other): never boosted, boosts stays %u (%u), host_flags 0 (%#x)",
+	      BPF_NOFLAG_DRV, BPF_NOFLAG_RUNS, boosts, a->boosts,
+	      a->host_flags);
+	ok = ok && noflag_results(nf_fd, &r1);
+	CHECK(ok && r1.calls - r0.calls >= BPF_NOFLAG_RUNS &&
+	      r1.eperm - r0.eperm == r1.calls - r0.calls &&
+	      r1.other == r0.other,
+	      "... all its %llu kfunc calls (>= %d) returned -EPERM (%llu), none anything else (%llu, last %lld)",
+	      (unsigned long long)(r1.calls - r0.calls), BPF_NOFLAG_RUNS,
+	      (unsigned long long)(r1.eperm - r0.eperm),
+	      (unsigned long long)(r1.other - r0.other),
+	      (long long)r1.last_other);
+
+	worker_destroy(w);
+	vm_close(vm);
+	if (nf_fd >= 0)
+		close(nf_fd);
+	CHECK(boost_sysctls_set(BOOST_PRIO_DEF, BOOST_MAX_US_DEF,
+				BOOST_SHARE_DEF),
+	      "sysctls back to their defaults");
+	r = bpf_tool_run("unload", BPF_NOFLAG_DRV);
+	CHECK(!r && !driver_listed(BPF_NOFLAG_DRV) &&
+	      !path_exists(PVSCHED_BPF_NOFLAG_MAP),
+	      "pvsched-bpf unload %s: status %d, not listed, its map unpinned",
+	      BPF_NOFLAG_DRV, r);
+
+	/* The verifier's side: the area may be NULL, and is read-only. */
+	bpf_load_refused("boost-unchecked", BPF_UNCHECKED_DRV,
+			 "pvsched_unchecked_notify_event", "invalid mem access",
+			 "or_null");
+	bpf_load_refused("boost-write", BPF_BADWRITE_DRV,
+			 "pvsched_badwrite_notify_event",
+			 "pvsched: no write access to kernel objects", NULL);
+}
+
 /* The kernel log since the start of the test. */
 static int kmsg_fd = -1;
 
@@ -5342,6 +5690,7 @@ static const struct test_group groups[] = {
 	{ "static-key",		9,	test_static_key,	need_key },
 	{ "area",		19,	test_area,		need_strict },
 	{ "boost",		42,	test_boost,		need_boost },
+	{ "boost-bpf",		30,	test_boost_bpf,		need_bpf_boost },
 	{ "kernel-log",		1,	test_kernel_log,	need_kmsg },
 };
 
@@ -5366,6 +5715,10 @@ static void setup_drivers(void)
 		bpf_tool_run("unload", SAMPLE_DRV);
 	if (driver_listed(SLEEP_DRV))
 		bpf_tool_run("unload", SLEEP_DRV);
+	if (driver_listed(BPF_BOOST_DRV))
+		bpf_tool_run("unload", BPF_BOOST_DRV);
+	if (driver_listed(BPF_NOFLAG_DRV))
+		bpf_tool_run("unload", BPF_NOFLAG_DRV);
 }
 
 /* Is group @name selected by the command line (none: all are)? */

@@ -2,16 +2,22 @@
 /*
  * pvsched-bpf: load, unload and inspect the BPF pvsched drivers.
  *
- *   pvsched-bpf load sample|count|nop|boost|sleep|sleep-notify
- *                                   register a driver; it stays registered
- *                                   after this program exits
+ *   pvsched-bpf load DRIVER         register a driver; it stays registered
+ *                                   after this program exits (DRIVER: see
+ *                                   drivers[] or "pvsched-bpf -h")
  *   pvsched-bpf unload NAME         unregister it (delete its struct_ops map)
  *   pvsched-bpf stats               bpf_pvsched_count's per-task counts
  *   pvsched-bpf reset               clear bpf_pvsched_count's counts
  *
+ * Besides the drivers, "load" knows the test suite's variants: sleep,
+ * noflag, and sleep-notify, boost-unchecked and boost-write, which the
+ * kernel refuses (their loads fail, printing the kernel's reason).
+ *
  * A registered driver's struct_ops map is pinned at
- * /sys/fs/bpf/pvsched/NAME/ops, and bpf_pvsched_count's count maps at
- * /sys/fs/bpf/pvsched/bpf_pvsched_count/{slots,counts}.
+ * /sys/fs/bpf/pvsched/NAME/ops, bpf_pvsched_count's count maps at
+ * /sys/fs/bpf/pvsched/bpf_pvsched_count/{slots,counts}, and
+ * bpf_pvsched_noflag's results map at
+ * /sys/fs/bpf/pvsched/bpf_pvsched_noflag/results.
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,8 +32,11 @@
 #include <bpf/libbpf.h>
 
 #include "pvsched_bpf_count.h"
+#include "pvsched_bpf_noflag.h"
+#include "pvsched_badarea.skel.h"
 #include "pvsched_boost.skel.h"
 #include "pvsched_count.skel.h"
+#include "pvsched_noflag.skel.h"
 #include "pvsched_nop.skel.h"
 #include "pvsched_sample.skel.h"
 #include "pvsched_sleep.skel.h"
@@ -36,6 +45,8 @@
 #define NOP_NAME	"bpf_pvsched_nop"
 #define BOOST_NAME	"bpf_pvsched_boost"
 #define SLEEP_NAME	"bpf_pvsched_sleep"
+#define UNCHECKED_NAME	"bpf_pvsched_unchecked"
+#define BADWRITE_NAME	"bpf_pvsched_badwrite"
 
 static int verbose;
 
@@ -203,6 +214,76 @@ static int load_boost(void)
 }
 
 /*
+ * bpf_pvsched_noflag: bpf_pvsched_boost without PVSCHED_OPS_BOOST, whose
+ * kfunc calls must fail with -EPERM; it counts their results in a map.
+ */
+static int load_noflag(void)
+{
+	struct pvsched_noflag_bpf *skel;
+	int err = -1;
+
+	skel = pvsched_noflag_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "pvsched-bpf: loading %s failed: %s\n",
+			PVSCHED_BPF_NOFLAG_NAME, strerror(errno));
+		return -1;
+	}
+	if (pin_dir_make(PVSCHED_BPF_NOFLAG_NAME) ||
+	    pin_map(skel->maps.results, PVSCHED_BPF_NOFLAG_NAME, "results"))
+		goto out;
+	err = driver_attach(skel->maps.pvsched_noflag_ops,
+			    PVSCHED_BPF_NOFLAG_NAME);
+out:
+	if (err)
+		unpin(PVSCHED_BPF_NOFLAG_NAME, "results");
+	pvsched_noflag_bpf__destroy(skel);
+	return err;
+}
+
+/*
+ * One of the two variants of pvsched_badarea.bpf.c, which the verifier
+ * must refuse: bpf_pvsched_unchecked (@write false) reads the area without
+ * a NULL test, bpf_pvsched_badwrite (@write true) writes to it. The other
+ * variant is neither loaded nor created. libbpf prints the verifier's log
+ * when the load fails; if the kernel takes it, it is registered, for the
+ * tests to see.
+ */
+static int load_badarea(bool write)
+{
+	const char *name = write ? BADWRITE_NAME : UNCHECKED_NAME;
+	struct pvsched_badarea_bpf *skel;
+	struct bpf_map *ops;
+	int err;
+
+	skel = pvsched_badarea_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "pvsched-bpf: opening %s failed: %s\n", name,
+			strerror(errno));
+		return -1;
+	}
+	bpf_program__set_autoload(write ?
+				  skel->progs.pvsched_unchecked_notify_event :
+				  skel->progs.pvsched_badwrite_notify_event,
+				  false);
+	bpf_map__set_autocreate(write ? skel->maps.pvsched_unchecked_ops :
+					skel->maps.pvsched_badwrite_ops, false);
+	ops = write ? skel->maps.pvsched_badwrite_ops :
+		      skel->maps.pvsched_unchecked_ops;
+	err = pvsched_badarea_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "pvsched-bpf: loading %s failed: %s\n", name,
+			strerror(-err));
+		pvsched_badarea_bpf__destroy(skel);
+		return -1;
+	}
+	fprintf(stderr, "pvsched-bpf: the kernel accepted %s, which it must refuse\n",
+		name);
+	err = driver_attach(ops, name);
+	pvsched_badarea_bpf__destroy(skel);
+	return err;
+}
+
+/*
  * bpf_pvsched_sleep with sleepable register and unregister programs, or
  * with a sleepable notify_event (@notify), which the kernel refuses. The
  * flag is set here: Debian's libbpf does not know "struct_ops.s" sections.
@@ -240,22 +321,65 @@ static int load_sleep(bool notify)
 	return err;
 }
 
+static int load_sleep_reg(void)
+{
+	return load_sleep(false);
+}
+
+static int load_sleep_notify(void)
+{
+	return load_sleep(true);
+}
+
+static int load_boost_unchecked(void)
+{
+	return load_badarea(false);
+}
+
+static int load_boost_write(void)
+{
+	return load_badarea(true);
+}
+
+/* What "load" knows: the usage text and the dispatch, in one place. */
+static const struct {
+	const char *which;
+	int (*load)(void);
+	bool test;		/* a variant for the tests */
+	const char *what;
+} drivers[] = {
+	{ "sample", load_sample, false,
+	  SAMPLE_NAME ": the RFC's sample, logs VMEXIT and HALT" },
+	{ "count", load_count, false,
+	  PVSCHED_BPF_COUNT_NAME ": counts callbacks per vCPU task (stats)" },
+	{ "nop", load_nop, false,
+	  NOP_NAME ": every event, does nothing" },
+	{ "boost", load_boost, false,
+	  BOOST_NAME ": boosts on the guest's request (PVSCHED_OPS_BOOST)" },
+	{ "sleep", load_sleep_reg, true,
+	  SLEEP_NAME " with sleepable register and unregister" },
+	{ "noflag", load_noflag, true,
+	  PVSCHED_BPF_NOFLAG_NAME ": boost without PVSCHED_OPS_BOOST, never boosts" },
+	{ "sleep-notify", load_sleep_notify, true,
+	  "sleepable notify_event: refused by the kernel" },
+	{ "boost-unchecked", load_boost_unchecked, true,
+	  "reads the area without a NULL test: refused by the kernel" },
+	{ "boost-write", load_boost_write, true,
+	  "writes the area's host_flags: refused by the kernel" },
+};
+
 static int cmd_load(const char *which)
 {
-	if (!strcmp(which, "count"))
-		return load_count();
-	if (!strcmp(which, "sample"))
-		return load_sample();
-	if (!strcmp(which, "nop"))
-		return load_nop();
-	if (!strcmp(which, "boost"))
-		return load_boost();
-	if (!strcmp(which, "sleep"))
-		return load_sleep(false);
-	if (!strcmp(which, "sleep-notify"))
-		return load_sleep(true);
-	fprintf(stderr, "pvsched-bpf: unknown driver '%s' (sample, count, nop, boost, sleep, sleep-notify)\n",
-		which);
+	size_t i;
+
+	for (i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++) {
+		if (!strcmp(which, drivers[i].which))
+			return drivers[i].load();
+	}
+	fprintf(stderr, "pvsched-bpf: unknown driver '%s' (", which);
+	for (i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", drivers[i].which);
+	fprintf(stderr, ")\n");
 	return -1;
 }
 
@@ -281,6 +405,7 @@ static int cmd_unload(const char *name)
 	unlink(path);
 	unpin(name, "counts");
 	unpin(name, "slots");
+	unpin(name, "results");
 	pin_path(path, sizeof(path), name, NULL);
 	rmdir(path);
 	printf("unregistered %s\n", name);
@@ -388,10 +513,23 @@ static int cmd_reset(void)
 
 static void usage(FILE *f)
 {
+	size_t i;
+	int test;
+
 	fprintf(f,
-		"usage: pvsched-bpf [-v] load sample|count|nop|boost|sleep|sleep-notify\n"
+		"usage: pvsched-bpf [-v] load DRIVER\n"
 		"       pvsched-bpf [-v] unload NAME\n"
 		"       pvsched-bpf stats | reset\n");
+	for (test = 0; test < 2; test++) {
+		fprintf(f, "%s\n", test ? "DRIVER, test-only variants:" :
+					  "DRIVER:");
+		for (i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++) {
+			if (drivers[i].test == test)
+				fprintf(f, "  %-16s %s\n", drivers[i].which,
+					drivers[i].what);
+		}
+	}
+	fprintf(f, "-v: libbpf's debug output too (the verifier's log of a refused load is always shown)\n");
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Negative controls for the tests: two variants of bpf_pvsched_boost that
+ * the verifier must refuse, each in a struct_ops map of its own, which
+ * pvsched-bpf loads one at a time ("load boost-unchecked", "load
+ * boost-write"). They show that notify_event's area is typed, may be NULL
+ * (its CFI stub marks it __nullable) and is read-only to BPF:
+ *  - bpf_pvsched_unchecked reads area->guest_flags without testing the
+ *    area for NULL: "invalid mem access 'trusted_ptr_or_null_'";
+ *  - bpf_pvsched_badwrite tests it, then writes area->host_flags, which
+ *    are the pvsched core's: "pvsched: no write access to kernel objects".
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+/* uapi/linux/pvsched.h: macros are not in vmlinux.h. */
+#define PVSCHED_GUEST_BOOST	(1U << 0)
+#define PVSCHED_HOST_BOOSTED	(1U << 0)
+#define PVSCHED_OPS_BOOST	0x1
+
+char _license[] SEC("license") = "GPL";
+
+int bpf_pvsched_vcpu_boost(struct pid *pid) __ksym;
+int bpf_pvsched_vcpu_unboost(struct pid *pid) __ksym;
+
+/* bpf_pvsched_boost's notify_event without "if (!area) return;". */
+SEC("struct_ops/pvsched_unchecked_notify_event")
+void BPF_PROG(pvsched_unchecked_notify_event, struct pvsched_vcpu_area *area,
+	      struct pid *pid, __u32 event)
+{
+	if (area->guest_flags & PVSCHED_GUEST_BOOST)
+		bpf_pvsched_vcpu_boost(pid);
+	else
+		bpf_pvsched_vcpu_unboost(pid);
+}
+
+/* A driver that would claim the boost in the host's field itself. */
+SEC("struct_ops/pvsched_badwrite_notify_event")
+void BPF_PROG(pvsched_badwrite_notify_event, struct pvsched_vcpu_area *area,
+	      struct pid *pid, __u32 event)
+{
+	if (!area)
+		return;
+	if (area->guest_flags & PVSCHED_GUEST_BOOST) {
+		area->host_flags = PVSCHED_HOST_BOOSTED;
+		bpf_pvsched_vcpu_boost(pid);
+	}
+}
+
+SEC(".struct_ops")
+struct pvsched_vcpu_ops pvsched_unchecked_ops = {
+	.pvsched_vcpu_notify_event	= (void *)pvsched_unchecked_notify_event,
+	.events				= PVSCHED_VCPU_VMEXIT |
+					  PVSCHED_VCPU_HALT |
+					  PVSCHED_VCPU_INTR_INJ,
+	.flags				= PVSCHED_OPS_BOOST,
+	.name				= "bpf_pvsched_unchecked",
+};
+
+SEC(".struct_ops")
+struct pvsched_vcpu_ops pvsched_badwrite_ops = {
+	.pvsched_vcpu_notify_event	= (void *)pvsched_badwrite_notify_event,
+	.events				= PVSCHED_VCPU_VMEXIT |
+					  PVSCHED_VCPU_HALT |
+					  PVSCHED_VCPU_INTR_INJ,
+	.flags				= PVSCHED_OPS_BOOST,
+	.name				= "bpf_pvsched_badwrite",
+};
