@@ -4269,6 +4269,11 @@ static void test_area(void)
 	      strict_get("noarea") == noarea &&
 	      strict_get("guest_prio") == 0x1234,
 	      "10 runs: every callback has vCPU 0's area still, the driver reads what the guest wrote");
+	/* Errors only: the strict driver lacks PVSCHED_OPS_BOOST. */
+	CHECK(strict_get("boost_outside") == -EINVAL &&
+	      strict_get("boost_noflag") == -EPERM &&
+	      strict_get("boost_otherpid") == -EINVAL,
+	      "pvsched_vcpu_boost(): EINVAL outside a callback and for another task, EPERM without PVSCHED_OPS_BOOST");
 
 	CHECK(area_set(v0, AREA_GPA + AREA_SIZE, 0) == -EINVAL &&
 	      vcpu_run_n(v0, 10) && strict_get("noarea") == noarea &&
@@ -5688,7 +5693,7 @@ static const struct test_group groups[] = {
 	{ "early-out",		10,	test_early_out,		need_count },
 	{ "intr-exact",		9,	test_intr_exact,	need_count },
 	{ "static-key",		9,	test_static_key,	need_key },
-	{ "area",		19,	test_area,		need_strict },
+	{ "area",		20,	test_area,		need_strict },
 	{ "boost",		42,	test_boost,		need_boost },
 	{ "boost-bpf",		30,	test_boost_bpf,		need_bpf_boost },
 	{ "kernel-log",		1,	test_kernel_log,	need_kmsg },

@@ -99,6 +99,13 @@ static DEFINE_RAW_SPINLOCK(strict_lock);
 static atomic_long_t strict_stats[ST_NR];
 /* The guest_prio and version last read from a shared area. */
 static u32 strict_guest_prio, strict_area_version;
+/*
+ * What pvsched_vcpu_boost() last returned to this driver, which lacks
+ * PVSCHED_OPS_BOOST: outside a callback (register), in a callback, and in
+ * a callback for another task (NULL). 1 until called.
+ */
+static int strict_boost_outside = 1, strict_boost_noflag = 1;
+static int strict_boost_otherpid = 1;
 static struct dentry *strict_file;
 
 /*
@@ -155,6 +162,7 @@ static int strict_register(struct pid *pid)
 	hash_add(strict_tasks, &t->node, (unsigned long)pid);
 	raw_spin_unlock_irqrestore(&strict_lock, flags);
 	atomic_long_inc(&strict_stats[ST_REGISTER]);
+	WRITE_ONCE(strict_boost_outside, pvsched_vcpu_boost(pid));
 	return 0;
 }
 
@@ -214,6 +222,8 @@ static void strict_notify(struct pvsched_vcpu_area *area, struct pid *pid,
 	} else {
 		atomic_long_inc(&strict_stats[ST_NOAREA]);
 	}
+	WRITE_ONCE(strict_boost_noflag, pvsched_vcpu_boost(pid));
+	WRITE_ONCE(strict_boost_otherpid, pvsched_vcpu_unboost(NULL));
 	if (err != ST_NR)
 		strict_error(err, pid, event);
 }
@@ -225,8 +235,11 @@ static int strict_show(struct seq_file *m, void *v)
 	for (i = 0; i < ST_LEFT_AT_EXIT; i++)
 		seq_printf(m, "%s%s=%ld", i ? " " : "", strict_stat_names[i],
 			   atomic_long_read(&strict_stats[i]));
-	seq_printf(m, " guest_prio=%u area_version=%u\n",
-		   READ_ONCE(strict_guest_prio), READ_ONCE(strict_area_version));
+	seq_printf(m, " guest_prio=%u area_version=%u", READ_ONCE(strict_guest_prio),
+		   READ_ONCE(strict_area_version));
+	seq_printf(m, " boost_outside=%d boost_noflag=%d boost_otherpid=%d\n",
+		   READ_ONCE(strict_boost_outside), READ_ONCE(strict_boost_noflag),
+		   READ_ONCE(strict_boost_otherpid));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(strict);
