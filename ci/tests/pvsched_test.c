@@ -4997,17 +4997,18 @@ static void boost_test_trace(struct worker *w, struct kvm_vcpu *vcpu)
 		diag_trace(dir);
 }
 
-/* 5. The bounds: max_us, then share_pct and its payback. */
-static void boost_test_throttle(struct worker *w, struct kvm_vcpu *vcpu)
+/*
+ * max_us: a guest that spins boosted is throttled, whatever it asks, and
+ * gets its policy back. Two checks; leaves max_us at BOOST_THROTTLE_US.
+ */
+static bool boost_check_max_us(struct worker *w, struct kvm_vcpu *vcpu)
 {
 	struct boost_area *a = boost_area(vcpu->vm);
 	struct boost_mbox *mb = boost_mbox(vcpu->vm);
 	uint32_t boosts, throttles, unboosts, seen;
 	uint64_t boosted_ns;
-	double t, waited;
-	bool ok, again;
+	bool ok;
 
-	/* max_us: a guest that spins boosted is throttled, whatever it asks. */
 	boosts = a->boosts;
 	throttles = a->throttles;
 	unboosts = a->unboosts;
@@ -5032,6 +5033,20 @@ static void boost_test_throttle(struct worker *w, struct kvm_vcpu *vcpu)
 	      a->throttles - throttles, BOOST_THROTTLE_US);
 	if (!ok)
 		diag_area(vcpu->vm);
+	return ok;
+}
+
+/* 5. The bounds: max_us, then share_pct and its payback. */
+static void boost_test_throttle(struct worker *w, struct kvm_vcpu *vcpu)
+{
+	struct boost_area *a = boost_area(vcpu->vm);
+	struct boost_mbox *mb = boost_mbox(vcpu->vm);
+	uint32_t boosts, throttles, seen;
+	double t, waited;
+	bool ok, again;
+
+	/* max_us: a guest that spins boosted is throttled, whatever it asks. */
+	ok = boost_check_max_us(w, vcpu);
 
 	/*
 	 * share_pct 1: a budget of 1 ms of boost per 100 ms window, then a
@@ -5378,11 +5393,9 @@ static void test_boost_bpf(void)
 {
 	struct pvsched_bpf_noflag_results r0, r1;
 	struct unpriv_result res;
-	struct boost_mbox *mb;
 	struct boost_area *a;
 	struct kvm_vcpu *vcpu;
-	uint32_t boosts, throttles, unboosts, seen;
-	uint64_t boosted_ns;
+	uint32_t boosts, unboosts;
 	struct worker *w;
 	struct kvm_vm *vm;
 	bool ok, again, ran;
@@ -5410,7 +5423,6 @@ static void test_boost_bpf(void)
 	       sizeof(guest_boost));
 	vcpu = vcpu_add(vm);
 	a = boost_area(vm);
-	mb = boost_mbox(vm);
 	w = worker_create();
 	TEST_ASSERT(!setpriority(PRIO_PROCESS, w->tid, BOOST_NICE),
 		    "setpriority(%d, %d)", w->tid, BOOST_NICE);
@@ -5464,30 +5476,7 @@ static void test_boost_bpf(void)
 	      "area version 0xdeadbeef: the guest's flag boosts nothing");
 
 	/* A throttle at a small max_us, then the sysctls back. */
-	boosts = a->boosts;
-	throttles = a->throttles;
-	unboosts = a->unboosts;
-	boosted_ns = a->boosted_ns;
-	ok = boost_sysctls_set(BOOST_PRIO, BOOST_THROTTLE_US, BOOST_SHARE_DEF) &&
-	     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-	     boost_run_wait(w, vcpu, PVSCHED_GUEST_BOOST, 0,
-			    PVSCHED_HOST_THROTTLED, 0);
-	seen = mb->seen;
-	CHECK(ok && (seen & PVSCHED_HOST_THROTTLED) &&
-	      a->throttles - throttles >= 1,
-	      "max_us %d: a boosted guest that spins is throttled, it sees THROTTLED (host_flags %#x, throttles +%u)",
-	      BOOST_THROTTLE_US, seen, a->throttles - throttles);
-	CHECK(ok && thread_normal_is(w->tid, BOOST_NICE) &&
-	      !(a->host_flags & PVSCHED_HOST_BOOSTED) &&
-	      a->boosts - boosts == a->throttles - throttles +
-				    (a->unboosts - unboosts) &&
-	      a->boosted_ns - boosted_ns >=
-	      (uint64_t)(a->throttles - throttles) * BOOST_THROTTLE_US * 1000,
-	      "the throttle restored SCHED_OTHER nice %d; not BOOSTED; each boost ended; boosted_ns +%llu >= %u x %d us",
-	      BOOST_NICE, (unsigned long long)(a->boosted_ns - boosted_ns),
-	      a->throttles - throttles, BOOST_THROTTLE_US);
-	if (!ok)
-		diag_area(vm);
+	ok = boost_check_max_us(w, vcpu);
 	ok = boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE);
 	t = now();
 	again = false;
