@@ -13,16 +13,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-
-/* uapi/linux/pvsched.h: macros are not in vmlinux.h. */
-#define PVSCHED_GUEST_BOOST	(1U << 0)
-#define PVSCHED_HOST_BOOSTED	(1U << 0)
-#define PVSCHED_OPS_BOOST	0x1
+#include "pvsched_boost_policy.h"
 
 char _license[] SEC("license") = "GPL";
-
-int bpf_pvsched_vcpu_boost(struct pid *pid) __ksym;
-int bpf_pvsched_vcpu_unboost(struct pid *pid) __ksym;
 
 /* bpf_pvsched_boost's notify_event without "if (!area) return;". */
 SEC("struct_ops/pvsched_unchecked_notify_event")

@@ -11,29 +11,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-
-/* uapi/linux/pvsched.h: macros are not in vmlinux.h. */
-#define PVSCHED_AREA_VERSION	1
-#define PVSCHED_GUEST_BOOST	(1U << 0)
-#define PVSCHED_OPS_BOOST	0x1
+#include "pvsched_boost_policy.h"
 
 char _license[] SEC("license") = "GPL";
-
-int bpf_pvsched_vcpu_boost(struct pid *pid) __ksym;
-int bpf_pvsched_vcpu_unboost(struct pid *pid) __ksym;
-
-/* What the guest asks for; each field read once, any value possible. */
-static bool boost_wanted(struct pvsched_vcpu_area *area)
-{
-	__u32 prio;
-
-	if (area->version != PVSCHED_AREA_VERSION)
-		return false;
-	if (area->guest_flags & PVSCHED_GUEST_BOOST)
-		return true;
-	prio = area->guest_prio;
-	return prio >= 1 && prio <= 99;
-}
 
 SEC("struct_ops/pvsched_boost_notify_event")
 void BPF_PROG(pvsched_boost_notify_event, struct pvsched_vcpu_area *area,

@@ -11,16 +11,12 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "pvsched_bpf_noflag.h"
+#include "pvsched_boost_policy.h"
 
-/* uapi/linux/pvsched.h and errno.h: macros are not in vmlinux.h. */
-#define PVSCHED_AREA_VERSION	1
-#define PVSCHED_GUEST_BOOST	(1U << 0)
+/* errno.h: macros are not in vmlinux.h. */
 #define EPERM			1
 
 char _license[] SEC("license") = "GPL";
-
-int bpf_pvsched_vcpu_boost(struct pid *pid) __ksym;
-int bpf_pvsched_vcpu_unboost(struct pid *pid) __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -28,19 +24,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pvsched_bpf_noflag_results);
 } results SEC(".maps");
-
-/* As in pvsched_boost.bpf.c. */
-static bool boost_wanted(struct pvsched_vcpu_area *area)
-{
-	__u32 prio;
-
-	if (area->version != PVSCHED_AREA_VERSION)
-		return false;
-	if (area->guest_flags & PVSCHED_GUEST_BOOST)
-		return true;
-	prio = area->guest_prio;
-	return prio >= 1 && prio <= 99;
-}
 
 SEC("struct_ops/pvsched_noflag_notify_event")
 void BPF_PROG(pvsched_noflag_notify_event, struct pvsched_vcpu_area *area,
