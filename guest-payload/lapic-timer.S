@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The LAPIC timer and the IDT of the timer payloads (halt, boost):
+ * The LAPIC timer and the IDT of the timer payloads (halt, boost, irq):
  *
  *   lapic_timer_start  FAIL(FAIL_BAD_PARAMS) if params.timer_count is 0;
  *                      else fill and load the IDT and start this vCPU's
@@ -10,8 +10,12 @@
  *   lapic_timer_stop   mask the timer and zero its count. Clobbers %rax.
  *
  * Each timer interrupt adds one to VCPU_TICKS(%r15), each duplicate
- * delivery (see timer_isr) one to VCPU_DUP_IRQS(%r15). The payload runs
- * with interrupts off except in its "sti; hlt".
+ * delivery (see timer_isr) one to VCPU_DUP_IRQS(%r15). When
+ * VCPU_ISR_AREA(%r15) holds a pvsched area (0: none, as PAYLOAD_ENTRY
+ * leaves it), each timer interrupt that finds PVSCHED_HOST_BOOSTED set
+ * there, before its EOI, adds one to VCPU_ISR_BOOSTED(%r15). The payload
+ * runs with interrupts off except in its "sti; hlt" (or, irq with
+ * MINIVMM_IRQ_SPIN, its spin between "sti" and "cli").
  *
  * Needs KVM_CREATE_IRQCHIP. The xAPIC is at its reset address, which the
  * VMM's page tables map.
@@ -112,8 +116,8 @@ set_gate:
  * delivers the interrupt that KVM injected (EVENTINJ) and leaves the
  * vector in its pending-exception slot; a kick of the vCPU before anything
  * overwrites the slot delivers it once more, at the first instruction of
- * the handler. That copy is no interrupt KVM injected: count it apart, and
- * do not EOI, the original does.
+ * the handler. That copy is no interrupt KVM injected: count it apart (no
+ * tick, no VCPU_ISR_BOOSTED), and do not EOI, the original does.
  */
 timer_isr:
 	push	%rax
@@ -122,6 +126,13 @@ timer_isr:
 	cmp	$(timer_isr_end - timer_isr), %rax
 	jb	.Lduplicate
 	incq	VCPU_TICKS(%r15)
+	mov	VCPU_ISR_AREA(%r15), %rax
+	test	%rax, %rax
+	jz	.Leoi
+	testl	$PVSCHED_HOST_BOOSTED, AREA_HOST_FLAGS(%rax)
+	jz	.Leoi
+	incq	VCPU_ISR_BOOSTED(%r15)
+.Leoi:
 	mov	$LAPIC_BASE, %eax
 	movl	$0, APIC_EOI(%rax)
 	pop	%rax

@@ -37,7 +37,7 @@
 #define UCALL_FAIL		3	/* arg: one of the FAIL_* codes */
 #define UCALL_DUP_IRQS		4	/* arg: duplicate deliveries, see halt.S */
 #define UCALL_AREA		5	/* arg: GPA of its area, 0: none */
-#define UCALL_BOOST_SEEN	6	/* arg: bursts that saw BOOSTED */
+#define UCALL_BOOST_SEEN	6	/* arg: times the guest saw BOOSTED */
 
 /* FAIL codes. */
 #define FAIL_BAD_PARAMS		0x001	/* params magic mismatch */
@@ -56,7 +56,12 @@
 #define PARAMS_STOP		36	/* the VMM sets it to 1 to stop */
 #define PARAMS_PVSCHED_AREA	40	/* vCPU 0's area, 0: none */
 #define PARAMS_BUSY_LOOPS	48	/* boost: busy loop length */
-#define PARAMS_SIZE		56
+#define PARAMS_FLAGS		56	/* irq: MINIVMM_IRQ_* */
+#define PARAMS_SIZE		64
+
+/* params.flags of the irq payload. */
+#define MINIVMM_IRQ_SPIN	(1 << 0)	/* spin, not hlt, for a tick */
+#define MINIVMM_IRQ_BOOST_IRQ	(1 << 1)	/* raise GUEST_BOOST_IRQ */
 
 /*
  * struct pvsched_vcpu_area (<linux/pvsched.h>): field offsets and flags,
@@ -75,6 +80,7 @@
 #define AREA_UNBOOSTS		32	/* __u32, host */
 
 #define PVSCHED_GUEST_BOOST	(1 << 0)	/* boost me */
+#define PVSCHED_GUEST_BOOST_IRQ	(1 << 1)	/* boost me to take irqs */
 #define PVSCHED_HOST_BOOSTED	(1 << 0)	/* vCPU thread boosted */
 #define PVSCHED_HOST_THROTTLED	(1 << 1)	/* no boost for now */
 
@@ -95,6 +101,7 @@ struct minivmm_params {
 	__u32 stop;
 	__u64 pvsched_area_gpa;		/* vCPU 0's area, 0: none */
 	__u64 busy_loops;		/* boost: busy loop iterations */
+	__u64 flags;			/* irq: MINIVMM_IRQ_* */
 };
 
 struct minivmm_ucall {
@@ -116,6 +123,8 @@ _Static_assert(__builtin_offsetof(struct minivmm_params, pvsched_area_gpa) ==
 	       PARAMS_PVSCHED_AREA, "params layout");
 _Static_assert(__builtin_offsetof(struct minivmm_params, busy_loops) ==
 	       PARAMS_BUSY_LOOPS, "params layout");
+_Static_assert(__builtin_offsetof(struct minivmm_params, flags) ==
+	       PARAMS_FLAGS, "params layout");
 _Static_assert(sizeof(struct minivmm_params) == PARAMS_SIZE, "params layout");
 _Static_assert(sizeof(struct minivmm_ucall) == UCALL_SIZE, "ucall layout");
 #endif /* !__ASSEMBLER__ */

@@ -4,7 +4,8 @@
  *
  * Register conventions, set up by PAYLOAD_ENTRY:
  *   %r15  per-vCPU area on this vCPU's stack (ucall block, tick count,
- *         duplicate interrupt count)
+ *         duplicate interrupt count, the timer handler's pvsched area
+ *         and its count of ticks that found the vCPU boosted)
  *   %r12  iterations done
  *   %r13  iteration target (0: run until the VMM sets params.stop)
  *   %r14  next iteration count at which to send PROGRESS
@@ -17,11 +18,16 @@
 
 #include "minivmm-guest.h"
 
-/* Per-vCPU area, at %r15. */
+/*
+ * Per-vCPU area, at %r15. VCPU_AREA_SIZE is a multiple of 16, so that the
+ * stack below it stays 16-byte aligned.
+ */
 #define VCPU_UCALL		0
 #define VCPU_TICKS		UCALL_SIZE
 #define VCPU_DUP_IRQS		(UCALL_SIZE + 8)
-#define VCPU_AREA_SIZE		32
+#define VCPU_ISR_AREA		(UCALL_SIZE + 16)	/* 0: none */
+#define VCPU_ISR_BOOSTED	(UCALL_SIZE + 24)
+#define VCPU_AREA_SIZE		48
 
 #define PARAM(field)		(MINIVMM_PARAMS_GPA + PARAMS_##field)
 
@@ -46,6 +52,8 @@
 	mov	%rsp, %r15
 	movq	$0, VCPU_TICKS(%r15)
 	movq	$0, VCPU_DUP_IRQS(%r15)
+	movq	$0, VCPU_ISR_AREA(%r15)
+	movq	$0, VCPU_ISR_BOOSTED(%r15)
 	movabs	$MINIVMM_PARAMS_MAGIC, %rax
 	cmp	%rax, PARAM(MAGIC)
 	je	.Lparams_ok\@

@@ -77,6 +77,8 @@ static void bpf__fill(struct tid_stats *t, const struct pvsched_bpf_counts *v)
 	t->counts.vmexit = v->vmexit;
 	t->counts.halt = v->halt;
 	t->counts.intr_inj = v->intr_inj;
+	t->counts.wakeup = 0;
+	t->counts.has_wakeup = false;	/* bpf_pvsched_count has no WAKEUP */
 }
 
 /* The counts of @tid: its slot if it owns it, else its hash entry. */

@@ -148,6 +148,16 @@ static int vm__load_payload(struct vm *vm)
 		       pi->name);
 		return EXIT_USAGE;
 	}
+	if (vm->opts.wait && pi && !pi->irq_flags) {
+		pr_err("--wait: payload %s has no choice of wait (only irq, or a payload file of another name)",
+		       pi->name);
+		return EXIT_USAGE;
+	}
+	if (vm->opts.boost_irq && pi && !pi->irq_flags) {
+		pr_err("--boost-irq: payload %s raises no PVSCHED_GUEST_BOOST_IRQ (only irq, or a payload file of another name)",
+		       pi->name);
+		return EXIT_USAGE;
+	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	payload__dirs(exe, &dirs);
@@ -190,6 +200,8 @@ static void vm__fill_params(struct vm *vm)
 	p->stop = 0;
 	p->pvsched_area_gpa = 0;	/* vm__pvsched_areas() sets it */
 	p->busy_loops = vm->report.busy_loops;
+	p->flags = (vm->report.wait == IRQ_WAIT_SPIN ? MINIVMM_IRQ_SPIN : 0) |
+		   (vm->report.boost_irq ? MINIVMM_IRQ_BOOST_IRQ : 0);
 }
 
 /*
@@ -515,6 +527,10 @@ static int vm__run(struct vm *vm)
 	if (vm->info->busy)
 		vm->report.busy_loops = o->busy_loops ?:
 					MINIVMM_DEFAULT_BUSY_LOOPS;
+	if (vm->info->irq_flags) {
+		vm->report.wait = o->wait ?: IRQ_WAIT_HALT;
+		vm->report.boost_irq = o->boost_irq;
+	}
 	kvm__init(&vm->kvm);
 	vm__fail(vm, vm__create(vm));
 	if (!vm->status)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "util.h"
 
 enum {
 	OPT_PVSCHED = 0x100,
@@ -23,6 +24,8 @@ enum {
 	OPT_SECONDS,
 	OPT_PERIOD_US,
 	OPT_BUSY_LOOPS,
+	OPT_WAIT,
+	OPT_BOOST_IRQ,
 	OPT_SWITCH,
 	OPT_LIST_DRIVERS,
 	OPT_JSON,
@@ -38,6 +41,8 @@ static const struct option long_options[] = {
 	{ "seconds",	  required_argument, NULL, OPT_SECONDS },
 	{ "period-us",	  required_argument, NULL, OPT_PERIOD_US },
 	{ "busy-loops",	  required_argument, NULL, OPT_BUSY_LOOPS },
+	{ "wait",	  required_argument, NULL, OPT_WAIT },
+	{ "boost-irq",	  no_argument,	     NULL, OPT_BOOST_IRQ },
 	{ "switch",	  required_argument, NULL, OPT_SWITCH },
 	{ "list-drivers", no_argument,	     NULL, OPT_LIST_DRIVERS },
 	{ "json",	  no_argument,	     NULL, OPT_JSON },
@@ -63,16 +68,18 @@ void options__usage(FILE *f)
 "  --no-area            do not register the vCPUs' shared areas: drivers\n"
 "                       get none (the cost of one, for make bench)\n"
 "  --vcpus=N            number of vCPUs, 1..%d (default 1)\n"
-"  --payload=NAME|PATH  guest payload (default io): io, halt, cpuid or boost,\n"
-"                       found as NAME.bin next to the minivmm binary, then\n"
-"                       in ../guest-payload/ relative to it, then in\n"
-"                       /usr/share/minivmm/; anything with a '/' is a path\n"
+"  --payload=NAME|PATH  guest payload (default io): io, halt, cpuid, boost\n"
+"                       or irq, found as NAME.bin next to the minivmm\n"
+"                       binary, then in ../guest-payload/ relative to it,\n"
+"                       then in /usr/share/minivmm/; anything with a '/' is\n"
+"                       a path\n"
 "  --iterations=N       guest iterations per vCPU (default): io port writes\n"
 "                       (100000), cpuid CPUIDs (1000000), halt timer ticks\n"
-"                       (1000), boost bursts, one per tick (100)\n"
+"                       (1000), boost bursts, one per tick (100), irq timer\n"
+"                       ticks (1000)\n"
 "  --seconds=S          run S seconds instead (decimals allowed), then ask\n"
 "                       the guest to stop; excludes --iterations\n"
-"  --period-us=N        halt and boost payloads: LAPIC timer period in\n"
+"  --period-us=N        halt, boost and irq payloads: LAPIC timer period in\n"
 "                       microseconds, 1..%llu (default %llu, the timer count\n"
 "                       is N * %llu); also passed to a payload given by a\n"
 "                       path of another name; a usage error with io or cpuid\n"
@@ -80,7 +87,18 @@ void options__usage(FILE *f)
 "  --busy-loops=N       boost payload: iterations of the busy loop it runs\n"
 "                       boosted per burst, 1..%llu (default %llu); also\n"
 "                       passed to a payload file of another name; a usage\n"
-"                       error with io, halt or cpuid\n"
+"                       error with irq, io, halt or cpuid\n"
+"  --wait=halt|spin     irq payload: how the guest waits for each tick,\n"
+"                       \"sti; hlt\" (halt, the default) or a spin with\n"
+"                       interrupts on (spin); also passed to a payload file\n"
+"                       of another name; a usage error with io, halt, cpuid\n"
+"                       or boost\n"
+"  --boost-irq          irq payload: the guest raises PVSCHED_GUEST_BOOST_IRQ\n"
+"                       in its pvsched area, asking the driver for a boost\n"
+"                       to take its interrupts; also passed to a payload\n"
+"                       file of another name; a usage error with io, halt,\n"
+"                       cpuid or boost, and with --no-area or --no-pvsched\n"
+"                       (no area then)\n"
 "  --switch=NAME@S      replace the driver with NAME S seconds after the\n"
 "                       vCPUs start (@S alone unassigns); repeatable, up\n"
 "                       to %d times\n"
@@ -180,6 +198,33 @@ int options__parse_switch(const char *s, struct pvsched_switch *sw)
 		return -EINVAL;
 	memcpy(sw->name, name, sizeof(name));
 	return 0;
+}
+
+static const char *const wait_names[] = {
+	[IRQ_WAIT_HALT] = "halt",
+	[IRQ_WAIT_SPIN] = "spin",
+};
+
+/* --wait's value: halt or spin. */
+int options__parse_wait(const char *s, enum irq_wait *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wait_names); i++) {
+		if (wait_names[i] && !strcmp(s, wait_names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* "halt" or "spin"; NULL for IRQ_WAIT_UNSET. */
+const char *options__wait_name(enum irq_wait wait)
+{
+	if ((unsigned int)wait >= ARRAY_SIZE(wait_names))
+		return NULL;
+	return wait_names[wait];
 }
 
 static void options__defaults(struct options *opts)
@@ -291,6 +336,17 @@ static int options__one(struct options *opts, int c, const char *arg,
 			return -1;
 		}
 		return 0;
+	case OPT_WAIT:
+		if (options__parse_wait(arg, &opts->wait)) {
+			fprintf(err,
+				"minivmm: --wait: '%s' is not halt or spin\n",
+				arg);
+			return -1;
+		}
+		return 0;
+	case OPT_BOOST_IRQ:
+		opts->boost_irq = true;
+		return 0;
 	case OPT_SWITCH:
 		return options__add_switch(opts, arg, err);
 	case OPT_LIST_DRIVERS:
@@ -321,6 +377,13 @@ static int options__check(const struct options *opts, FILE *err)
 	if (opts->no_pvsched && opts->nr_switches) {
 		fprintf(err,
 			"minivmm: --no-pvsched and --switch are mutually exclusive\n");
+		return -1;
+	}
+	/* The flag goes in the vCPU's pvsched area: there is none. */
+	if (opts->boost_irq && (opts->no_area || opts->no_pvsched)) {
+		fprintf(err,
+			"minivmm: --boost-irq: no pvsched area with %s\n",
+			opts->no_pvsched ? "--no-pvsched" : "--no-area");
 		return -1;
 	}
 	for (i = 0; opts->seconds && i < opts->nr_switches; i++) {

@@ -25,6 +25,13 @@
 #define MINIVMM_DEFAULT_BUSY_LOOPS	10000ULL
 #define MINIVMM_MAX_BUSY_LOOPS		1000000000ULL
 
+/* --wait: how the irq payload waits for a tick. */
+enum irq_wait {
+	IRQ_WAIT_UNSET,			/* not given: halt, for irq */
+	IRQ_WAIT_HALT,			/* "sti; hlt" */
+	IRQ_WAIT_SPIN,			/* spin with interrupts on */
+};
+
 /* Exit statuses (documented in --help and README.md). */
 #define EXIT_OK			0
 #define EXIT_USAGE		1	/* bad command line */
@@ -48,6 +55,8 @@ struct options {
 	double seconds;			/* 0: not given */
 	unsigned long long period_us;	/* --period-us, 0: not given */
 	unsigned long long busy_loops;	/* --busy-loops, 0: not given */
+	enum irq_wait wait;		/* --wait */
+	bool boost_irq;			/* --boost-irq */
 	struct pvsched_switch switches[MINIVMM_MAX_SWITCHES];
 	unsigned int nr_switches;	/* sorted by time */
 	bool list_drivers;
@@ -70,5 +79,7 @@ int options__parse_count(const char *s, unsigned long long max,
 int options__parse_seconds(const char *s, double *out);
 int options__parse_name(const char *s, char name[PVSCHED_OPS_NAME_SIZE]);
 int options__parse_switch(const char *s, struct pvsched_switch *sw);
+int options__parse_wait(const char *s, enum irq_wait *out);
+const char *options__wait_name(enum irq_wait wait);
 
 #endif /* MINIVMM_OPTIONS_H */

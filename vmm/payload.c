@@ -25,15 +25,17 @@ static const struct payload_info payloads[] = {
 	  .iterations = 1000000, .progress_every = 100000 },
 	{ .name = "boost", .irqchip = true, .work_port = true, .timer = true,
 	  .busy = true, .iterations = 100, .progress_every = 25 },
+	{ .name = "irq", .irqchip = true, .timer = true, .irq_flags = true,
+	  .iterations = 1000, .progress_every = 250 },
 };
 
 /*
  * Any other file: give it an irqchip and a timer count, in case it uses the
- * LAPIC, and a busy loop length.
+ * LAPIC, a busy loop length and the irq payload's flags.
  */
 static const struct payload_info payload_other = {
 	.name = "other", .irqchip = true, .timer = true, .busy = true,
-	.iterations = 100000, .progress_every = 10000,
+	.irq_flags = true, .iterations = 100000, .progress_every = 10000,
 };
 
 /*
@@ -60,7 +62,7 @@ const struct payload_info *payload__info(const char *name_or_path)
 
 const char *payload__names(void)
 {
-	return "io, halt, cpuid, boost";
+	return "io, halt, cpuid, boost, irq";
 }
 
 /* Search order: next to the binary, ../guest-payload/, the system dir. */

@@ -20,6 +20,7 @@ struct payload_info {
 	bool work_port;			/* one MINIVMM_WORK_PORT write each */
 	bool timer;			/* gets params.timer_count (--period-us) */
 	bool busy;			/* gets params.busy_loops */
+	bool irq_flags;			/* gets params.flags (MINIVMM_IRQ_*) */
 	unsigned long long iterations;	/* default iteration count */
 	unsigned long long progress_every;
 };

@@ -40,6 +40,10 @@ static void report__text_header(FILE *f, const struct report *r)
 		fprintf(f, ", timer period %llu us", r->period_us);
 	if (r->busy_loops)
 		fprintf(f, ", busy loop %llu", r->busy_loops);
+	if (r->wait)
+		fprintf(f, ", wait %s", options__wait_name(r->wait));
+	if (r->boost_irq)
+		fprintf(f, ", boost-irq");
 	fprintf(f, ", ran %.3f s: ", r->elapsed);
 	if (r->signal)
 		fprintf(f, "stopped by signal %d\n", r->signal);
@@ -105,8 +109,8 @@ static void report__text_counts(FILE *f, const struct tid_stats *s)
 }
 
 /*
- * Run time in seconds, and per iteration for a vCPU that reported DONE: the
- * last columns, so that the earlier ones keep their positions.
+ * Run time in seconds, and per iteration for a vCPU that reported DONE:
+ * after the callbacks, so that the earlier columns keep their positions.
  */
 static void report__text_run(FILE *f, const struct kvm_cpu *cpu)
 {
@@ -123,6 +127,19 @@ static void report__text_run(FILE *f, const struct kvm_cpu *cpu)
 		fprintf(f, " %10s", "-");
 }
 
+/*
+ * The WAKEUP count, "-" when unknown (no counts, a kernel without WAKEUP,
+ * bpf_pvsched_count): the last column, after the run time, so that the
+ * earlier ones keep their positions.
+ */
+static void report__text_wakeup(FILE *f, const struct tid_stats *s)
+{
+	if (s->source == STATS_NONE || !s->counts.has_wakeup)
+		fprintf(f, " %8s", "-");
+	else
+		fprintf(f, " %8llu", s->counts.wakeup);
+}
+
 void report__text(FILE *f, const struct report *r)
 {
 	const struct kvm_cpu *cpu;
@@ -131,9 +148,9 @@ void report__text(FILE *f, const struct report *r)
 	report__text_header(f, r);
 	fprintf(f, "%4s %7s %-10s %10s %10s %6s %6s %6s",
 		"vcpu", "tid", "result", "count", "io", "mmio", "hlt", "other");
-	fprintf(f, "  %-17s %8s %10s %10s %10s %8s %8s %10s %10s\n",
+	fprintf(f, "  %-17s %8s %10s %10s %10s %8s %8s %10s %10s %8s\n",
 		"callbacks", "register", "unregister", "vmenter", "vmexit",
-		"halt", "intr_inj", "run_s", "ns/iter");
+		"halt", "intr_inj", "run_s", "ns/iter", "wakeup");
 	for (i = 0; i < r->nr_cpus; i++) {
 		cpu = &r->cpus[i];
 		fprintf(f, "%4u %7d %-10s %10llu %10llu %6llu %6llu %6llu",
@@ -143,6 +160,7 @@ void report__text(FILE *f, const struct report *r)
 			cpu->exits.other);
 		report__text_counts(f, &r->stats[i]);
 		report__text_run(f, cpu);
+		report__text_wakeup(f, &r->stats[i]);
 		fputc('\n', f);
 	}
 	for (i = 0; i < r->nr_cpus; i++) {
@@ -251,15 +269,21 @@ static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
 		cpu->done, cpu->progress, cpu->dup_irqs, kvm_cpu__run_ns(cpu),
 		cpu->exits.io, cpu->exits.mmio, cpu->exits.hlt,
 		cpu->exits.other);
-	if (s->source == STATS_NONE)
+	if (s->source == STATS_NONE) {
 		fprintf(f, "null");
-	else
+	} else {
 		fprintf(f,
 			"{\"source\":\"%s\",\"register\":%llu,"
 			"\"unregister\":%llu,\"vmenter\":%llu,"
-			"\"vmexit\":%llu,\"halt\":%llu,\"intr_inj\":%llu}",
+			"\"vmexit\":%llu,\"halt\":%llu,\"intr_inj\":%llu,"
+			"\"wakeup\":",
 			stats__source_name(s->source), c->reg, c->unreg,
 			c->vmenter, c->vmexit, c->halt, c->intr_inj);
+		if (c->has_wakeup)
+			fprintf(f, "%llu}", c->wakeup);
+		else
+			fprintf(f, "null}");
+	}
 	report__json_area(f, cpu);
 	fputc('}', f);
 }
@@ -287,6 +311,11 @@ void report__json(FILE *f, const struct report *r)
 	else
 		fprintf(f, "\"busy_loops\":null,");
 	fprintf(f, "\"elapsed\":%.3f,", r->elapsed);
+	if (r->wait)
+		fprintf(f, "\"wait\":\"%s\",", options__wait_name(r->wait));
+	else
+		fprintf(f, "\"wait\":null,");
+	fprintf(f, "\"boost_irq\":%s,", r->boost_irq ? "true" : "false");
 	report__json_driver(f, r);
 	report__json_switches(f, r);
 	fprintf(f, ",\"pvsched_area\":\"%s\",\"vcpu\":[",

@@ -41,6 +41,8 @@ struct report {
 	unsigned long long iterations;	/* target per vCPU, 0 with --seconds */
 	unsigned long long period_us;	/* timer period, 0: payload without */
 	unsigned long long busy_loops;	/* boost loop length, 0: payload without */
+	enum irq_wait wait;		/* IRQ_WAIT_UNSET: payload without */
+	bool boost_irq;			/* irq payload raises GUEST_BOOST_IRQ */
 	double elapsed;			/* seconds the vCPUs ran */
 	char initial[PVSCHED_OPS_NAME_SIZE];	/* when the VM was created */
 	char final[PVSCHED_OPS_NAME_SIZE];	/* at the end */

@@ -2,9 +2,11 @@
 /*
  * pvsched_count's debugfs stats: one line per vCPU task,
  *   tid=<tid> register=<n> unregister=<n> vmenter=<n> vmexit=<n> halt=<n>
- *   intr_inj=<n>
+ *   intr_inj=<n> wakeup=<n>
  * (all on one line). Keys may come in any order; unknown keys are ignored
- * so that the driver can grow new ones; each known key must be there once.
+ * so that the driver can grow new ones; each known key must be there once,
+ * but an optional one, which older drivers lack, may be missing (wakeup:
+ * kernels before the WAKEUP event have none). A duplicate is an error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,18 +21,22 @@
 #include "util.h"
 
 #define STATS_TID	((size_t)-1)
+#define STATS_REQUIRED	((size_t)-1)
+#define STATS_AT(field)	offsetof(struct pvsched_counts, field)
 
 static const struct {
 	const char *key;
 	size_t offset;		/* in struct pvsched_counts, or STATS_TID */
+	size_t has;		/* its bool if optional, or STATS_REQUIRED */
 } stats_keys[] = {
-	{ "tid",	STATS_TID },
-	{ "register",	offsetof(struct pvsched_counts, reg) },
-	{ "unregister",	offsetof(struct pvsched_counts, unreg) },
-	{ "vmenter",	offsetof(struct pvsched_counts, vmenter) },
-	{ "vmexit",	offsetof(struct pvsched_counts, vmexit) },
-	{ "halt",	offsetof(struct pvsched_counts, halt) },
-	{ "intr_inj",	offsetof(struct pvsched_counts, intr_inj) },
+	{ "tid",	STATS_TID,		STATS_REQUIRED },
+	{ "register",	STATS_AT(reg),		STATS_REQUIRED },
+	{ "unregister",	STATS_AT(unreg),	STATS_REQUIRED },
+	{ "vmenter",	STATS_AT(vmenter),	STATS_REQUIRED },
+	{ "vmexit",	STATS_AT(vmexit),	STATS_REQUIRED },
+	{ "halt",	STATS_AT(halt),		STATS_REQUIRED },
+	{ "intr_inj",	STATS_AT(intr_inj),	STATS_REQUIRED },
+	{ "wakeup",	STATS_AT(wakeup),	STATS_AT(has_wakeup) },
 };
 
 #define STATS_NR_KEYS	ARRAY_SIZE(stats_keys)
@@ -82,8 +88,22 @@ static int stats__parse_token(char *tok, unsigned long long *tid,
 		else
 			*(unsigned long long *)((char *)c +
 						stats_keys[i].offset) = v;
+		if (stats_keys[i].has != STATS_REQUIRED)
+			*(bool *)((char *)c + stats_keys[i].has) = true;
 	}
 	return 0;
+}
+
+/* The bits of the keys that every line must have. */
+static unsigned int stats__required(void)
+{
+	unsigned int i, mask = 0;
+
+	for (i = 0; i < STATS_NR_KEYS; i++) {
+		if (stats_keys[i].has == STATS_REQUIRED)
+			mask |= 1U << i;
+	}
+	return mask;
 }
 
 /*
@@ -106,7 +126,8 @@ int stats__parse_line(const char *line, pid_t *tid, struct pvsched_counts *c)
 	}
 	if (!seen)
 		return -ENODATA;
-	if (seen != (1U << STATS_NR_KEYS) - 1 || !t || t > 0x7fffffff)
+	if ((seen & stats__required()) != stats__required() || !t ||
+	    t > 0x7fffffff)
 		return -EINVAL;
 	*tid = t;
 	return 0;

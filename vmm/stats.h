@@ -6,6 +6,7 @@
 #ifndef MINIVMM_STATS_H
 #define MINIVMM_STATS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #define PVSCHED_COUNT_NAME	"pvsched_count"
@@ -26,6 +27,8 @@ struct pvsched_counts {
 	unsigned long long vmexit;
 	unsigned long long halt;
 	unsigned long long intr_inj;
+	unsigned long long wakeup;
+	bool has_wakeup;		/* false: a driver without WAKEUP */
 };
 
 /* One vCPU thread: @tid is the input, the rest is filled in. */

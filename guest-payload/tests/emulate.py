@@ -22,20 +22,22 @@ LAPIC = 0xfee00000
 
 class Vm:
     def __init__(self, name, iterations, progress_every, vcpu=0, nr=1, timer=1000000,
-                 area=0, busy=0):
+                 area=0, busy=0, flags=0):
         self.uc = uc = Uc(UC_ARCH_X86, UC_MODE_64)
         uc.mem_map(0, MEM)
         uc.mem_map(LAPIC, 0x1000)
         img = open(GP + name + '.bin', 'rb').read()
         uc.mem_write(LOAD, img)
-        uc.mem_write(PARAMS, struct.pack('<QQQQIIQQ', MAGIC, iterations, progress_every, timer, nr, 0,
-                                         area, busy))
+        uc.mem_write(PARAMS, struct.pack('<QQQQIIQQQ', MAGIC, iterations, progress_every, timer, nr, 0,
+                                         area, busy, flags))
         # GDT like minivmm
         uc.mem_write(0x1000, struct.pack('<QQQ', 0, 0x00af9b000000ffff, 0x00cf93000000ffff))
         uc.reg_write(UC_X86_REG_GDTR, (0, 0x1000, 23, 0))
         uc.reg_write(UC_X86_REG_RSP, MEM - vcpu * 16384)
         uc.reg_write(UC_X86_REG_RDI, vcpu)
         uc.reg_write(UC_X86_REG_RSI, vcpu)
+        uc.reg_write(UC_X86_REG_RFLAGS, 2)     # interrupts off, like minivmm
+        self.vcpu = vcpu
         self.work = 0
         self.progress = []
         self.done = None
@@ -298,5 +300,160 @@ vm = Vm('boost', 4, 0, area=AREA_BASE, busy=1)
 vm.run()
 assert vm.fail == 2 and vm.areas == [] and vm.work == 0, (vm.fail, vm.areas)
 print('boost: area version 0 -> FAIL(2) ok')
+
+# irq: like halt, each tick an iteration. params.flags: SPIN (bit 0)
+# waits with "sti", a loop and "cli" instead of "sti; hlt"; BOOST_IRQ
+# (bit 1) keeps PVSCHED_GUEST_BOOST_IRQ (guest flag bit 1) up in its area
+# from before the first wait to after the last. The timer handler counts
+# the ticks that find PVSCHED_HOST_BOOSTED set, sent as BOOST_SEEN.
+IRQ_SPIN, IRQ_BOOST_IRQ = 1, 2
+GUEST_BOOST_IRQ = 2
+IF = 1 << 9
+
+def run_to_wait(vm):
+    """Single-step to the next wait for a tick: ('hlt', rip of the hlt),
+    ('spin', rip) after an sti that no hlt follows, or (None, None)."""
+    while True:
+        insn = vm.uc.mem_read(vm.rip, 1)
+        if insn == b'\xf4':
+            return 'hlt', vm.rip
+        vm.run(count=1)
+        if vm.stopped:
+            return None, None
+        if insn == b'\xfb' and vm.uc.mem_read(vm.rip, 1) != b'\xf4':
+            assert vm.uc.reg_read(UC_X86_REG_RFLAGS) & IF
+            return 'spin', vm.rip
+
+def vcpu_ticks(vm):
+    rsp0 = MEM - vm.vcpu * 16384
+    return struct.unpack('<Q', vm.uc.mem_read(rsp0 - 48 + 16, 8))[0]
+
+def deliver_irq(vm, ret, dup=False):
+    """The timer vector, returning to @ret with the current RFLAGS; with
+    @dup, QEMU's duplicate delivery on top of it first (see halt above)."""
+    uc = vm.uc
+    isr = gate_of(vm, 0x20)
+    flags = uc.reg_read(UC_X86_REG_RFLAGS)
+    rsp = uc.reg_read(UC_X86_REG_RSP) - 40
+    uc.mem_write(rsp, struct.pack('<QQQQQ', ret, 8, flags, rsp + 40, 0x10))
+    irets = 1
+    if dup:
+        rsp -= 40
+        uc.mem_write(rsp, struct.pack('<QQQQQ', isr, 8, flags & ~IF, rsp + 40, 0x10))
+        irets = 2
+    uc.reg_write(UC_X86_REG_RSP, rsp)
+    uc.reg_write(UC_X86_REG_RFLAGS, flags & ~IF)
+    vm.rip = isr
+    vm.lapic.pop(0xb0, None)
+    for _ in range(irets):
+        while True:
+            last = uc.mem_read(vm.rip, 2) == b'\x48\xcf'
+            vm.run(count=1)
+            if last:
+                break
+    assert vm.rip == ret, (hex(vm.rip), hex(ret))
+    assert vm.lapic.get(0xb0) == 0, 'no EOI'
+
+def gate_of(vm, v):
+    base = vm.uc.reg_read(UC_X86_REG_IDTR)[1]
+    lo, hi = struct.unpack('<QQ', vm.uc.mem_read(base + 16 * v, 16))
+    return (lo & 0xffff) | (((lo >> 48) & 0xffff) << 16) | (hi << 32)
+
+def run_irq(vm, gpa, flags, boosted, dups=()):
+    """Deliver a tick at each wait; before tick i (from 0) the "host" sets
+    HOST_BOOSTED to boosted(i). Checks the wait kind and the guest flag at
+    each wait. Returns the number of ticks."""
+    want = 'spin' if flags & IRQ_SPIN else 'hlt'
+    ticks = 0
+    while not vm.stopped:
+        kind, rip = run_to_wait(vm)
+        if kind is None:
+            break
+        assert kind == want, (kind, want, hex(rip))
+        if kind == 'spin':
+            # it keeps spinning, interrupts on, until a tick comes
+            before = vcpu_ticks(vm)
+            vm.run(count=30)
+            assert not vm.stopped and vcpu_ticks(vm) == before
+            assert vm.uc.reg_read(UC_X86_REG_RFLAGS) & IF
+            assert vm.uc.mem_read(vm.rip, 1) != b'\xf4'
+            ret = vm.rip
+        else:
+            ret = rip + 1
+        if gpa:
+            up = area_u32(vm, gpa, GUEST_FLAGS) & GUEST_BOOST_IRQ
+            assert bool(up) == bool(flags & IRQ_BOOST_IRQ), ('BOOST_IRQ at a wait', up)
+            vm.uc.mem_write(gpa + HOST_FLAGS, struct.pack('<I', boosted(ticks)))
+        deliver_irq(vm, ret, dup=ticks in dups)
+        ticks += 1
+    return ticks
+
+for flags in (0, IRQ_BOOST_IRQ, IRQ_SPIN, IRQ_SPIN | IRQ_BOOST_IRQ):
+    vm = Vm('irq', 6, 2, vcpu=1, nr=2, area=AREA_BASE, flags=flags)
+    vm.uc.mem_write(gpa, struct.pack('<I', 1))
+    vm.uc.mem_write(gpa + GUEST_FLAGS, struct.pack('<I', 0x80))  # unknown bit
+    ticks = run_irq(vm, gpa, flags, lambda i: i % 2)
+    assert vm.fail is None, vm.fail
+    assert vm.areas == [gpa] and vm.done == 6 and ticks == 6 and vm.work == 0, \
+        (vm.areas, vm.done, ticks, vm.work)
+    assert vm.progress == [2, 4, 6] and vm.boost_seen == [3] and vm.dup_irqs == [], \
+        (vm.progress, vm.boost_seen, vm.dup_irqs)
+    assert area_u32(vm, gpa, GUEST_FLAGS) == 0x80, 'flag left up or other bits changed'
+    assert vm.lapic[0x320] == 0x10000
+    print('irq flags %d: AREA(%#x), 6 ticks by %s, BOOST_IRQ %s, BOOST_SEEN(3), DONE(6) ok'
+          % (flags, gpa, 'spin' if flags & IRQ_SPIN else 'hlt',
+             'up at each wait' if flags & IRQ_BOOST_IRQ else 'never raised'))
+
+# irq: a duplicate delivery with HOST_BOOSTED set is no tick and no
+# BOOST_SEEN
+def always_boosted(i):
+    return 1
+
+vm = Vm('irq', 3, 0, area=AREA_BASE, flags=IRQ_SPIN)
+vm.uc.mem_write(AREA_BASE, struct.pack('<I', 1))
+ticks = run_irq(vm, AREA_BASE, IRQ_SPIN, always_boosted, dups=(0, 1))
+assert vm.done == 3 and ticks == 3 and vm.dup_irqs == [2] and vm.boost_seen == [3], \
+    (vm.done, ticks, vm.dup_irqs, vm.boost_seen)
+print('irq: duplicate deliveries count no tick and no BOOST_SEEN: DUP_IRQS(2), BOOST_SEEN(3), DONE(3) ok')
+
+# irq without BOOST_IRQ leaves a bit 1 it did not raise alone
+vm = Vm('irq', 2, 0, area=AREA_BASE, flags=0)
+vm.uc.mem_write(AREA_BASE, struct.pack('<III', 1, 0, GUEST_BOOST_IRQ))
+while not vm.stopped:
+    kind, rip = run_to_wait(vm)
+    if kind is None:
+        break
+    deliver_irq(vm, rip + 1)
+assert vm.done == 2 and vm.boost_seen == [0], (vm.done, vm.boost_seen)
+assert area_u32(vm, AREA_BASE, GUEST_FLAGS) == GUEST_BOOST_IRQ
+print('irq without BOOST_IRQ: a guest flag it did not raise stays, BOOST_SEEN(0) ok')
+
+# irq without an area: AREA(0), the handler touches no area, no BOOST_SEEN
+vm = Vm('irq', 4, 0, area=0, flags=IRQ_BOOST_IRQ)
+ticks = run_irq(vm, 0, IRQ_BOOST_IRQ, always_boosted)
+assert vm.fail is None and vm.areas == [0] and vm.done == 4 and ticks == 4, \
+    (vm.fail, vm.areas, vm.done, ticks)
+assert vm.boost_seen == [] and vm.uc.mem_read(AREA_BASE, 2 * AREA_SIZE) == b'\0' * 2 * AREA_SIZE
+print('irq without an area: AREA(0), DONE(4), no BOOST_SEEN ok')
+
+# irq: an area whose version is not 1 is FAIL(FAIL_BAD_AREA)
+vm = Vm('irq', 4, 0, area=AREA_BASE, flags=IRQ_BOOST_IRQ)
+vm.run()
+assert vm.fail == 2 and vm.areas == [] and \
+    vm.uc.mem_read(AREA_BASE, AREA_SIZE) == b'\0' * AREA_SIZE, (vm.fail, vm.areas)
+print('irq: area version 0 -> FAIL(2), no flag raised ok')
+
+# halt and boost: the handler's area stays 0, so HOST_BOOSTED in an area
+# changes nothing for them (halt sends no BOOST_SEEN at all)
+vm = Vm('halt', 2, 0, area=AREA_BASE)
+vm.uc.mem_write(AREA_BASE, struct.pack('<II', 1, 1))
+while not vm.stopped:
+    kind, rip = run_to_wait(vm)
+    if kind is None:
+        break
+    deliver_irq(vm, rip + 1)
+assert vm.done == 2 and vm.boost_seen == [] and vm.areas == [], (vm.done, vm.boost_seen)
+assert vcpu_ticks(vm) == 2
+print('halt with an area: no BOOST_SEEN, DONE(2) ok')
 
 print('payload emulation: all checks passed')

@@ -18,9 +18,19 @@
  *                 note HOST_BOOSTED, clear the flag, a tick as in halt;
  *                 with an area BOOST_SEEN(n) before DONE. Needs the irqchip,
  *                 a timer count and params.busy_loops
+ *   irq           like irq.S: AREA as boost, with it PVSCHED_GUEST_BOOST_IRQ
+ *                 raised if params.flags has MINIVMM_IRQ_BOOST_IRQ, then
+ *                 one tick per iteration as in halt, halted unless
+ *                 params.flags has MINIVMM_IRQ_SPIN; at each tick the
+ *                 handler notes HOST_BOOSTED; with an area the flag
+ *                 dropped and BOOST_SEEN(n) before DONE. Needs the irqchip
+ *                 and a timer count
  *   hang          KVM_RUN creates the file ./running, sleeps until a signal
  *   shutdown      KVM_EXIT_SHUTDOWN
  *   fail          FAIL(exception #GP)
+ *
+ * Every guest but irq wants params.flags 0 and fails with FAIL_BAD_PARAMS
+ * otherwise: minivmm gives the irq flags to the irq payload only.
  *
  * $FAKE_KVM_NO_PVSCHED: KVM_CAP_PVSCHED and KVM_CAP_PVSCHED_AREA are 0 and
  * the ioctls give ENOTTY.
@@ -38,7 +48,15 @@
  * CAP_SYS_NICE. When the VM's driver is pvsched_boost, a vCPU with an area
  * plays the driver's side in it: at each exit, a boost (boosts + 1,
  * HOST_BOOSTED) when the guest asks and is not boosted, else an unboost
- * when it no longer asks (unboosts + 1, boosted_ns + 1000).
+ * when it no longer asks (unboosts + 1, boosted_ns + 1000). A tick that
+ * wakes a halted vCPU is its WAKEUP: a boost if the guest raised
+ * PVSCHED_GUEST_BOOST_IRQ, which the handler then sees and the next exit
+ * ends (a spinning vCPU is never preempted here, so it gets no WAKEUP).
+ * $FAKE_KVM_COUNT_STATS: pvsched_count's debugfs stats file has a line per
+ * vCPU thread that ran, "tid=T register=1 unregister=0 vmenter=R
+ * vmexit=R halt=H intr_inj=I wakeup=H" (R its KVM_RUNs, H the ticks that
+ * woke it from a halt, I all its ticks), without " wakeup=H" if the value
+ * is "old" (a kernel before WAKEUP); its reset file takes writes.
  * $FAKE_KVM_TRACE_PVSCHED: print "fake-kvm: pvsched access: WHAT" on stderr
  * for each pvsched ioctl (KVM_CHECK_EXTENSION of KVM_CAP_PVSCHED_AREA
  * included) and each open of pvsched_count's debugfs files or of the
@@ -83,16 +101,21 @@ struct fake_vcpu {
 	bool done;
 	bool dups_sent;			/* halt: DUP_IRQS sent */
 	__u64 area_gpa;			/* KVM_SET_PVSCHED_AREA, 0: none */
-	__u64 guest_area;		/* boost: the area the guest uses */
-	bool area_sent;			/* boost: AREA sent */
+	__u64 guest_area;		/* boost, irq: the area the guest uses */
+	bool area_sent;			/* boost, irq: AREA sent */
 	bool in_burst;			/* boost: flag raised, work port written */
-	bool seen_sent;			/* boost: BOOST_SEEN sent */
-	unsigned long long seen;	/* boost: HOST_BOOSTED seen */
+	bool seen_sent;			/* boost, irq: BOOST_SEEN sent */
+	unsigned long long seen;	/* boost, irq: HOST_BOOSTED seen */
+	pid_t tid;			/* of the thread in KVM_RUN */
+	unsigned long long runs;	/* KVM_RUN calls */
+	unsigned long long ticks;	/* timer interrupts taken */
+	unsigned long long halts;	/* of them, woke it from a halt */
 };
 
 #define FAKE_MAX_FDS	1024
 #define FAKE_RUN_SIZE	4096
 #define MINIVMM_MAX_VCPUS_FAKE	64
+#define FAKE_STATS_LINE	256
 
 static struct {
 	enum fake_kind kind;
@@ -118,6 +141,33 @@ static void trace_path(const char *path)
 		trace(path);
 }
 
+/* pvsched_count's stats, as $FAKE_KVM_COUNT_STATS says. */
+static FILE *fake_count_stats(void)
+{
+	static char buf[MINIVMM_MAX_VCPUS_FAKE * FAKE_STATS_LINE];
+	bool old = !strcmp(getenv("FAKE_KVM_COUNT_STATS"), "old");
+	struct fake_vcpu *v;
+	size_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < MINIVMM_MAX_VCPUS_FAKE; i++) {
+		v = vcpus[i];
+		if (!v || !v->tid)
+			continue;
+		len += snprintf(buf + len, sizeof(buf) - len,
+				"tid=%d register=1 unregister=0 vmenter=%llu vmexit=%llu halt=%llu intr_inj=%llu",
+				(int)v->tid, v->runs, v->runs, v->halts,
+				v->ticks);
+		if (!old)
+			len += snprintf(buf + len, sizeof(buf) - len,
+					" wakeup=%llu", v->halts);
+		len += snprintf(buf + len, sizeof(buf) - len, "\n");
+	}
+	if (!len)
+		len = snprintf(buf, sizeof(buf), "\n");
+	return fmemopen(buf, len, "r");
+}
+
 static int fake_fd(enum fake_kind kind)
 {
 	int fd = __real_open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -137,6 +187,9 @@ int __wrap_open(const char *path, int flags, ...)
 	if (!strcmp(path, "/dev/kvm"))
 		return fake_fd(FAKE_SYS);
 	trace_path(path);
+	if (!strcmp(path, PVSCHED_COUNT_RESET) &&
+	    getenv("FAKE_KVM_COUNT_STATS"))
+		return __real_open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (!strcmp(path, PVSCHED_AVAILABLE_PATH) && drivers) {
 		fd = memfd_create("drivers", 0);
 		if (write(fd, drivers, strlen(drivers)) < 0 ||
@@ -154,6 +207,9 @@ int __wrap_open(const char *path, int flags, ...)
 FILE *__wrap_fopen(const char *path, const char *mode)
 {
 	trace_path(path);
+	if (!strcmp(path, PVSCHED_COUNT_STATS) &&
+	    getenv("FAKE_KVM_COUNT_STATS"))
+		return fake_count_stats();
 	return __real_fopen(path, mode);
 }
 
@@ -314,7 +370,7 @@ static struct pvsched_vcpu_area *area(struct fake_vcpu *v)
 	return v->area_gpa ? (void *)(guest_mem + v->area_gpa) : NULL;
 }
 
-/* The area the boost guest found in the params block, NULL if none. */
+/* The area the boost or irq guest found in the params block, NULL: none. */
 static struct pvsched_vcpu_area *guest_area(struct fake_vcpu *v)
 {
 	return v->guest_area ? (void *)(guest_mem + v->guest_area) : NULL;
@@ -375,6 +431,20 @@ static void fake_boost_event(struct fake_vcpu *v)
 	}
 }
 
+/* pvsched_boost's WAKEUP: a boost for a vCPU that raised BOOST_IRQ. */
+static void fake_boost_wakeup(struct fake_vcpu *v)
+{
+	struct pvsched_vcpu_area *a = area(v);
+
+	if (!a || strcmp(driver, "pvsched_boost"))
+		return;
+	if ((a->guest_flags & PVSCHED_GUEST_BOOST_IRQ) &&
+	    !(a->host_flags & PVSCHED_HOST_BOOSTED)) {
+		a->boosts++;
+		a->host_flags |= PVSCHED_HOST_BOOSTED;
+	}
+}
+
 /* The guest's OUT: a byte to the work port or a ucall block address. */
 static int out(struct fake_vcpu *v, __u16 port, __u8 size, __u32 val)
 {
@@ -409,13 +479,20 @@ static bool finished(struct fake_vcpu *v)
 	return __atomic_load_n(&p->stop, __ATOMIC_SEQ_CST);
 }
 
-/* DONE; for halt, $FAKE_KVM_DUP_IRQS as DUP_IRQS first, like halt.S. */
+/*
+ * DONE; for halt, $FAKE_KVM_DUP_IRQS as DUP_IRQS first, like halt.S; for
+ * boost and irq with an area, BOOST_SEEN first, irq dropping its flag.
+ */
 static int fake_done(struct fake_vcpu *v)
 {
 	const char *guest = getenv("FAKE_KVM_GUEST");
 	const char *dups = getenv("FAKE_KVM_DUP_IRQS");
+	bool irq = guest && !strcmp(guest, "irq");
 
-	if (guest && !strcmp(guest, "boost") && v->guest_area && !v->seen_sent) {
+	if (guest && (irq || !strcmp(guest, "boost")) && v->guest_area &&
+	    !v->seen_sent) {
+		if (irq && (params()->flags & MINIVMM_IRQ_BOOST_IRQ))
+			guest_area(v)->guest_flags &= ~PVSCHED_GUEST_BOOST_IRQ;
 		v->seen_sent = true;
 		return ucall(v, UCALL_BOOST_SEEN, v->seen);
 	}
@@ -468,12 +545,17 @@ static int step_halt(struct fake_vcpu *v)
 		return ucall(v, UCALL_FAIL, FAIL_BAD_PARAMS);
 	if (nanosleep(&ts, NULL))
 		return fail(EINTR);
+	v->ticks++;
+	v->halts++;
 	v->n++;
 	return progress_or(v, step_halt);
 }
 
-/* A tick of params.timer_count ns; -1 (errno set) if the guest cannot. */
-static int tick(void)
+/*
+ * A tick of params.timer_count ns, that wakes the vCPU from a halt if
+ * @halted; -1 (errno set) if the guest cannot.
+ */
+static int tick(struct fake_vcpu *v, bool halted)
 {
 	__u64 ns = params()->timer_count;
 	struct timespec ts = {
@@ -483,7 +565,11 @@ static int tick(void)
 
 	if (!irqchip)
 		return fail(EINVAL);
-	return nanosleep(&ts, NULL) ? fail(EINTR) : 0;
+	if (nanosleep(&ts, NULL))
+		return fail(EINTR);
+	v->ticks++;
+	v->halts += halted;
+	return 0;
 }
 
 /* Raise the flag, write the work port: the driver sees the flag. */
@@ -526,12 +612,53 @@ static int run_boost(struct fake_vcpu *v)
 		if (a)
 			a->guest_flags &= ~PVSCHED_GUEST_BOOST;
 		fake_boost_event(v);
-		if (tick())
+		if (tick(v, true))
 			return -1;
 		v->in_burst = false;
 		v->n++;
 	}
 	return progress_or(v, step_boost);
+}
+
+/*
+ * A tick as irq.S waits for it: halted, the tick is a WAKEUP; the handler
+ * notes HOST_BOOSTED; the next exit (EOI, HLT) ends a boost for BOOST_IRQ.
+ */
+static int step_irq(struct fake_vcpu *v)
+{
+	struct pvsched_vcpu_area *a = guest_area(v);
+	bool halted = !(params()->flags & MINIVMM_IRQ_SPIN);
+
+	if (tick(v, halted))
+		return -1;
+	if (halted)
+		fake_boost_wakeup(v);
+	if (a && (a->host_flags & PVSCHED_HOST_BOOSTED))
+		v->seen++;
+	fake_boost_event(v);
+	v->n++;
+	return progress_or(v, step_irq);
+}
+
+/* AREA first, the flag raised with it if asked; then the ticks. */
+static int run_irq(struct fake_vcpu *v)
+{
+	struct minivmm_params *p = params();
+	struct pvsched_vcpu_area *a;
+
+	if (!p->timer_count)
+		return ucall(v, UCALL_FAIL, FAIL_BAD_PARAMS);
+	if (v->area_sent)
+		return progress_or(v, step_irq);
+	v->area_sent = true;
+	if (p->pvsched_area_gpa)
+		v->guest_area = p->pvsched_area_gpa + PVSCHED_AREA_SIZE * v->id;
+	a = guest_area(v);
+	if (a && a->version != PVSCHED_AREA_VERSION)
+		return ucall(v, UCALL_FAIL, FAIL_BAD_AREA);
+	if (a && (p->flags & MINIVMM_IRQ_BOOST_IRQ))
+		a->guest_flags |= PVSCHED_GUEST_BOOST_IRQ;
+	return ucall(v, UCALL_AREA, v->guest_area);
 }
 
 static int fake_run(struct fake_vcpu *v)
@@ -543,7 +670,11 @@ static int fake_run(struct fake_vcpu *v)
 	if (v->regs.rip != MINIVMM_LOAD_GPA ||
 	    params()->magic != MINIVMM_PARAMS_MAGIC)
 		return fail(EFAULT);
+	v->tid = gettid();
+	v->runs++;
 	guest = guest ? guest : "io";
+	if (strcmp(guest, "irq") && params()->flags)
+		return ucall(v, UCALL_FAIL, FAIL_BAD_PARAMS);
 	if (!strcmp(guest, "hang")) {
 		close(__real_open("running", O_WRONLY | O_CREAT, 0644));
 		pause();
@@ -561,6 +692,8 @@ static int fake_run(struct fake_vcpu *v)
 		return progress_or(v, step_cpuid);
 	if (!strcmp(guest, "boost"))
 		return run_boost(v);
+	if (!strcmp(guest, "irq"))
+		return run_irq(v);
 	return progress_or(v, step_io);
 }
 

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "tap.h"
+#include "util.h"
 
 #define DRIVERS \
 	"FAKE_KVM_DRIVERS='pvsched_count bpf_pvsched_count noop pvsched_boost'"
@@ -17,8 +18,12 @@
 #define HALT		"--payload=../guest-payload/halt.bin"
 #define CPUID		"--payload=../guest-payload/cpuid.bin"
 #define BOOST		"--payload=../guest-payload/boost.bin"
+#define IRQ		"--payload=../guest-payload/irq.bin"
 #define NO_AREA		"FAKE_KVM_NO_AREA=1"
 #define G_BOOST		"FAKE_KVM_GUEST=boost"
+#define G_IRQ		"FAKE_KVM_GUEST=irq"
+#define COUNT		"FAKE_KVM_COUNT_STATS=1"
+#define COUNT_OLD	"FAKE_KVM_COUNT_STATS=old"
 #define EPERM_BOOST	"FAKE_KVM_EPERM_DRIVERS=pvsched_boost"
 #define TRACE		"FAKE_KVM_TRACE_PVSCHED=1"
 #define NO_CAP		"FAKE_KVM_NO_PVSCHED=1"
@@ -182,7 +187,8 @@ static void test_run_ns(void)
 	      "--seconds=0.2 --json: run_ns about 0.2 s");
 	run("", "--vcpus=2 --iterations=1000 " IO, NULL);
 	row = strstr(out, "\n   1 ");
-	check(status == 0 && strstr(out, " run_s    ns/iter\n") && row &&
+	check(status == 0 && strstr(out, " run_s    ns/iter   wakeup\n") &&
+	      row &&
 	      sscanf(row, " %u %u done 1000 1001 0 0 0 %*s %*s %*s %*s %*s %*s %*s %lf %u.",
 		     &vcpu, &tid, &run_s, &ns_per_iter) == 4 && vcpu == 1 &&
 	      run_s > 0 &&
@@ -455,6 +461,176 @@ static void test_eperm(void)
 	      "--switch=pvsched_boost, EPERM: same message, exit 3");
 }
 
+/* The area of vCPU @i under irq, after @boosted boosted ticks. */
+static bool irq_area(int i, int boosted)
+{
+	char want[512];
+
+	snprintf(want, sizeof(want),
+		 "\"pvsched_area\":{\"gpa\":%d,\"version\":1,"
+		 "\"host_flags\":0,\"guest_flags\":0,\"boosts\":%d,"
+		 "\"unboosts\":%d,\"throttles\":0,\"boosted_ns\":%d,"
+		 "\"boost_seen\":%d}}", 0x9000 + 64 * i, boosted, boosted,
+		 1000 * boosted, boosted);
+	return count(out, want) == 1;
+}
+
+/*
+ * The irq payload: --wait and --boost-irq reach the guest as params.flags
+ * (the fake guest halts or spins, raises PVSCHED_GUEST_BOOST_IRQ or not,
+ * and the fake pvsched_boost boosts it at each WAKEUP when it does).
+ */
+static void test_irq(void)
+{
+	/* Exits per vCPU: AREA, BOOST_SEEN, DONE. */
+	run(G_IRQ, "--vcpus=2 --iterations=5 --json " IRQ, NULL);
+	check(status == 0 && strstr(out, "{\"ok\":true,") &&
+	      strstr(out, ",\"period_us\":1000,\"busy_loops\":null,") &&
+	      strstr(out, ",\"wait\":\"halt\",\"boost_irq\":false,") &&
+	      count(out, "\"result\":\"done\",\"count\":5,") == 2 &&
+	      count(out, "\"exits\":{\"io\":3,") == 2 &&
+	      irq_area(0, 0) && irq_area(1, 0),
+	      "irq: 5 ticks on 2 vCPUs, wait halt, no boost-irq by default");
+	run(G_IRQ, "--vcpus=2 --iterations=5 --boost-irq "
+	    "--pvsched=pvsched_boost --json " IRQ, NULL);
+	check(status == 0 &&
+	      strstr(out, ",\"wait\":\"halt\",\"boost_irq\":true,") &&
+	      irq_area(0, 5) && irq_area(1, 5),
+	      "irq --boost-irq, pvsched_boost: each tick boosted at its WAKEUP, "
+	      "seen by the handler, flag dropped at the end");
+	run(G_IRQ, "--iterations=5 --pvsched=pvsched_boost --json " IRQ, NULL);
+	check(status == 0 && strstr(out, "\"boost_irq\":false,") &&
+	      irq_area(0, 0),
+	      "irq without --boost-irq under pvsched_boost: no boost");
+	run(G_IRQ, "--iterations=5 --wait=spin --boost-irq "
+	    "--pvsched=pvsched_boost --json " IRQ, NULL);
+	check(status == 0 &&
+	      strstr(out, ",\"wait\":\"spin\",\"boost_irq\":true,") &&
+	      irq_area(0, 0),
+	      "irq --wait=spin --boost-irq: no halt, so no WAKEUP, no boost");
+	run(G_IRQ " " COUNT, "--iterations=6 --wait=halt "
+	    "--pvsched=pvsched_count --json " IRQ, NULL);
+	check(status == 0 && strstr(out, "\"stats_reset\":\"done\"") &&
+	      strstr(out, "\"halt\":6,\"intr_inj\":6,\"wakeup\":6}"),
+	      "irq --wait=halt: 6 halts, each woken by its tick (WAKEUP)");
+	run(G_IRQ " " COUNT, "--iterations=6 --wait=spin "
+	    "--pvsched=pvsched_count --json " IRQ, NULL);
+	check(status == 0 &&
+	      strstr(out, "\"halt\":0,\"intr_inj\":6,\"wakeup\":0}"),
+	      "irq --wait=spin: 6 ticks, no halt, no WAKEUP");
+	run(G_IRQ " " COUNT, NULL,
+	    "cp $P/irq.bin tick.bin && $VMM --iterations=4 --wait=spin "
+	    "--boost-irq --json --payload=./tick.bin");
+	check(status == 0 &&
+	      strstr(out, ",\"wait\":\"spin\",\"boost_irq\":true,") &&
+	      strstr(out, "\"halt\":0,\"intr_inj\":4,\"wakeup\":0}") &&
+	      strstr(out, "\"guest_flags\":0,"),
+	      "--wait and --boost-irq with a payload file of another name");
+	run(G_IRQ, "--iterations=3 --wait=spin --boost-irq " IRQ, NULL);
+	check(status == 0 &&
+	      strstr(out, ", timer period 1000 us, wait spin, boost-irq, ran "),
+	      "irq text report: wait and boost-irq in the header");
+	run(G_IRQ " " NO_AREA, "--iterations=3 --boost-irq --json " IRQ, NULL);
+	check(status == 0 && strstr(out, "\"boost_irq\":true,") &&
+	      strstr(out, ",\"pvsched_area\":\"not-offered\",") &&
+	      strstr(out, "\"exits\":{\"io\":2,"),
+	      "irq --boost-irq without KVM_CAP_PVSCHED_AREA: AREA(0), no "
+	      "BOOST_SEEN, exit 0");
+	run(G_IRQ, "--no-pvsched --iterations=3 --wait=spin --json " IRQ, NULL);
+	check(status == 0 && strstr(out, ",\"wait\":\"spin\",") &&
+	      strstr(out, "\"pvsched_area\":\"not-used\""),
+	      "irq --no-pvsched --wait=spin: runs without an area");
+	run(G_IRQ " FAKE_KVM_AREA_VERSION=2", "--iterations=3 " IRQ, NULL);
+	check(status == 3 &&
+	      strstr(err, "minivmm: vcpu0: guest FAIL: pvsched area at 0x9000 "
+		     "is not version 1\n"),
+	      "irq: an area of another version is a guest FAIL, exit 3");
+	run(G_IRQ, "--iterations=3 --json " HALT, NULL);
+	check(status == 0 && strstr(out, "\"wait\":null,\"boost_irq\":false,"),
+	      "halt: wait null, boost_irq false, params.flags 0");
+	run(G_BOOST, "--iterations=3 --json " BOOST, NULL);
+	check(status == 0 && strstr(out, "\"wait\":null,\"boost_irq\":false,"),
+	      "boost: wait null, boost_irq false, params.flags 0 (the fake "
+	      "guest checks it)");
+}
+
+/* --wait and --boost-irq: usage errors. */
+static void test_irq_usage(void)
+{
+	static const char *const named[] = { "io", "halt", "cpuid", "boost" };
+	char args[128], want[256];
+	unsigned int i;
+	bool wait_ok = true, boost_ok = true;
+
+	for (i = 0; i < ARRAY_SIZE(named); i++) {
+		snprintf(args, sizeof(args), "--wait=spin --payload=%s",
+			 named[i]);
+		run("", args, NULL);
+		snprintf(want, sizeof(want),
+			 "minivmm: --wait: payload %s has no choice of wait (only irq, or a payload file of another name)\n",
+			 named[i]);
+		wait_ok = wait_ok && status == 1 && !*out && !strcmp(err, want);
+		snprintf(args, sizeof(args), "--boost-irq --payload=%s",
+			 named[i]);
+		run("", args, NULL);
+		snprintf(want, sizeof(want),
+			 "minivmm: --boost-irq: payload %s raises no PVSCHED_GUEST_BOOST_IRQ (only irq, or a payload file of another name)\n",
+			 named[i]);
+		boost_ok = boost_ok && status == 1 && !*out &&
+			   !strcmp(err, want);
+	}
+	check(wait_ok, "--wait with io, halt, cpuid, boost: usage error, "
+	      "exit 1, one line");
+	check(boost_ok, "--boost-irq with io, halt, cpuid, boost: usage "
+	      "error, exit 1, one line");
+	run("", "--wait=halt " HALT, NULL);
+	check(status == 1 && strstr(err, "payload halt has no choice of wait"),
+	      "--wait=halt with a path to halt.bin: usage error too");
+	run("", "--wait=nap " IRQ, NULL);
+	check(status == 1 && !*out &&
+	      !strcmp(err, "minivmm: --wait: 'nap' is not halt or spin\n"
+		      "Try 'minivmm --help'.\n"),
+	      "--wait=nap: usage error, exit 1");
+	run("", "--boost-irq --no-area " IRQ, NULL);
+	check(status == 1 && !*out &&
+	      !strcmp(err, "minivmm: --boost-irq: no pvsched area with "
+		      "--no-area\nTry 'minivmm --help'.\n"),
+	      "--boost-irq --no-area: usage error, exit 1");
+	run("", "--no-pvsched --boost-irq " IRQ, NULL);
+	check(status == 1 && !*out &&
+	      strstr(err, "minivmm: --boost-irq: no pvsched area with "
+		     "--no-pvsched\n"),
+	      "--no-pvsched --boost-irq: usage error, exit 1");
+}
+
+/* pvsched_count's wakeup key, and a kernel without it. */
+static void test_wakeup_stats(void)
+{
+	run("FAKE_KVM_GUEST=halt " COUNT, "--vcpus=2 --iterations=5 "
+	    "--pvsched=pvsched_count --json " HALT, NULL);
+	check(status == 0 &&
+	      count(out, "\"callbacks\":{\"source\":\"pvsched_count\","
+		    "\"register\":1,\"unregister\":0,") == 2 &&
+	      count(out, "\"halt\":5,\"intr_inj\":5,\"wakeup\":5}") == 2,
+	      "pvsched_count with wakeup: JSON wakeup per vCPU");
+	run("FAKE_KVM_GUEST=halt " COUNT_OLD, "--vcpus=2 --iterations=5 "
+	    "--pvsched=pvsched_count --json " HALT, NULL);
+	check(status == 0 &&
+	      count(out, "\"halt\":5,\"intr_inj\":5,\"wakeup\":null}") == 2,
+	      "pvsched_count of an older kernel: counts, wakeup null");
+	run("FAKE_KVM_GUEST=halt " COUNT, "--iterations=5 "
+	    "--pvsched=pvsched_count " HALT, NULL);
+	check(status == 0 && strstr(out, "ns/iter   wakeup\n") &&
+	      strstr(out, "  pvsched_count ") &&
+	      strstr(out, "        5        5 ") && strstr(out, "        5\n"),
+	      "text: the wakeup count in the last column");
+	run("FAKE_KVM_GUEST=halt " COUNT_OLD, "--iterations=5 "
+	    "--pvsched=pvsched_count " HALT, NULL);
+	check(status == 0 && strstr(out, "  pvsched_count ") &&
+	      strstr(out, "        -\n"),
+	      "text: '-' for the wakeup count of an older kernel");
+}
+
 void test_fake(void)
 {
 	diag("fake KVM runs");
@@ -466,4 +642,7 @@ void test_fake(void)
 	test_area_offered();
 	test_area_missing_or_failing();
 	test_eperm();
+	test_irq();
+	test_irq_usage();
+	test_wakeup_stats();
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,61 @@ static void test_busy_loops(void)
 	ok(rejects("--busy-loops"), "--busy-loops without a value");
 }
 
+static void test_wait_boost_irq(void)
+{
+	enum irq_wait w = IRQ_WAIT_UNSET;
+
+	ok(accepts("--payload=irq") && opts.wait == IRQ_WAIT_UNSET &&
+	   !opts.boost_irq,
+	   "--wait, --boost-irq not given: unset (the payload's default)");
+	ok(accepts("--wait=halt") && opts.wait == IRQ_WAIT_HALT, "--wait=halt");
+	ok(accepts("--wait", "spin") && opts.wait == IRQ_WAIT_SPIN,
+	   "--wait spin");
+	ok(accepts("--wait=spin", "--wait=halt") && opts.wait == IRQ_WAIT_HALT,
+	   "the last --wait wins");
+	ok(rejects("--wait=poll") &&
+	   !strcmp(errbuf, "minivmm: --wait: 'poll' is not halt or spin\n"),
+	   "--wait=poll: one line");
+	ok(rejects("--wait=") && lines(errbuf) == 1 &&
+	   strstr(errbuf, "minivmm: --wait: '' is not"), "--wait= (empty)");
+	ok(rejects("--wait=HALT"), "--wait=HALT: lower case only");
+	ok(rejects("--wait=halt2"), "--wait=halt2");
+	ok(rejects("--wait"), "--wait without a value");
+	ok(accepts("--payload=io", "--wait=spin"),
+	   "--wait with io parses (the payload check comes later)");
+	ok(!options__parse_wait("spin", &w) && w == IRQ_WAIT_SPIN &&
+	   options__parse_wait("Spin", &w) == -EINVAL && w == IRQ_WAIT_SPIN,
+	   "options__parse_wait: a bad value leaves the output alone");
+	ok(!options__wait_name(IRQ_WAIT_UNSET) &&
+	   !strcmp(options__wait_name(IRQ_WAIT_HALT), "halt") &&
+	   !strcmp(options__wait_name(IRQ_WAIT_SPIN), "spin"),
+	   "wait names: halt, spin, none when unset");
+
+	ok(accepts("--boost-irq") && opts.boost_irq && !opts.wait,
+	   "--boost-irq");
+	ok(accepts("--payload=irq", "--boost-irq", "--wait=spin",
+		   "--pvsched=pvsched_boost") &&
+	   opts.boost_irq && opts.wait == IRQ_WAIT_SPIN,
+	   "--boost-irq with --wait=spin and a driver");
+	ok(accepts("--payload=io", "--boost-irq"),
+	   "--boost-irq with io parses (the payload check comes later)");
+	ok(rejects("--boost-irq=1"), "--boost-irq takes no value");
+	ok(rejects("--boost-irq", "--no-area") &&
+	   !strcmp(errbuf,
+		   "minivmm: --boost-irq: no pvsched area with --no-area\n"),
+	   "--boost-irq with --no-area: one line");
+	ok(rejects("--no-pvsched", "--boost-irq") &&
+	   !strcmp(errbuf,
+		   "minivmm: --boost-irq: no pvsched area with --no-pvsched\n"),
+	   "--no-pvsched with --boost-irq: one line");
+	ok(rejects("--no-area", "--no-pvsched", "--boost-irq") &&
+	   lines(errbuf) == 1 && strstr(errbuf, "--boost-irq: no pvsched area"),
+	   "--boost-irq with --no-area and --no-pvsched: one line");
+	ok(accepts("--no-area", "--wait=spin") && accepts("--no-pvsched",
+							  "--wait=spin"),
+	   "--wait needs no area");
+}
+
 static void test_pvsched_payload(void)
 {
 	ok(accepts("--pvsched=pvsched_count") && opts.pvsched_set &&
@@ -272,6 +328,15 @@ static void test_usage(void)
 	   strstr(buf, "1..1000000000 (default 10000)") &&
 	   strstr(buf, "io, halt or cpuid") && strstr(buf, "boost"),
 	   "--help documents --busy-loops and the boost payload");
+	ok(strstr(buf, "  --wait=halt|spin  ") &&
+	   strstr(buf, "(halt, the default)") && strstr(buf, "(spin)") &&
+	   strstr(buf, "  --boost-irq  ") &&
+	   strstr(buf, "PVSCHED_GUEST_BOOST_IRQ") &&
+	   strstr(buf, "--no-area or --no-pvsched") &&
+	   strstr(buf, "cpuid, boost\n                       or irq,") &&
+	   strstr(buf, "irq timer\n                       ticks (1000)") &&
+	   strstr(buf, "halt, boost and irq payloads"),
+	   "--help documents --wait, --boost-irq and the irq payload");
 	ok(strstr(buf, "KVM_CAP_PVSCHED_AREA") &&
 	   strstr(buf, "EPERM") && strstr(buf, "CAP_SYS_NICE"),
 	   "--help documents the areas and the EPERM exit status");
@@ -285,6 +350,7 @@ void test_options(void)
 	test_iterations_seconds();
 	test_period_us();
 	test_busy_loops();
+	test_wait_boost_irq();
 	test_pvsched_payload();
 	test_no_pvsched();
 	test_no_area();

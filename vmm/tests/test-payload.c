@@ -10,6 +10,7 @@
 #include "layout.h"
 #include "payload.h"
 #include "tap.h"
+#include "util.h"
 
 static void write_file(const char *path, size_t size)
 {
@@ -51,6 +52,22 @@ static void test_info(void)
 	   "boost: irqchip, timer, busy loop, one work port write each");
 	p = payload__info("halt");
 	ok(p && p->timer && !p->busy, "halt has a timer, no busy loop");
+	p = payload__info("irq");
+	ok(p && !strcmp(p->name, "irq") && p->irqchip && p->timer &&
+	   p->irq_flags && !p->busy && !p->work_port &&
+	   p->iterations == 1000 && p->progress_every == 250,
+	   "irq: irqchip, timer, irq flags, 1000 ticks, PROGRESS every 250");
+	p = payload__info("../guest-payload/irq.bin");
+	ok(p && !strcmp(p->name, "irq"), "path to irq.bin is irq");
+	ok(!payload__info("io")->irq_flags &&
+	   !payload__info("halt")->irq_flags &&
+	   !payload__info("cpuid")->irq_flags &&
+	   !payload__info("boost")->irq_flags,
+	   "io, halt, cpuid and boost take no irq flags");
+	ok(payload__info("./other.bin")->irq_flags,
+	   "a payload file of another name gets the irq flags");
+	ok(!strcmp(payload__names(), "io, halt, cpuid, boost, irq"),
+	   "payload names for the error message");
 }
 
 static void test_resolve(void)
@@ -139,15 +156,18 @@ static void test_max_size(void)
 /* The real payloads (make test builds them first) fit and start right. */
 static void test_real_payloads(void)
 {
-	static const char *const names[] = { "io", "halt", "cpuid", "boost" };
-	static const unsigned char entry[] = { 0x48, 0x83, 0xec, 0x20 };
+	static const char *const names[] = {
+		"io", "halt", "cpuid", "boost", "irq",
+	};
+	/* sub $VCPU_AREA_SIZE (48), %rsp */
+	static const unsigned char entry[] = { 0x48, 0x83, 0xec, 0x30 };
 	static unsigned char buf[4 << 20];
 	char path[256], err[512];
 	size_t size;
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		snprintf(path, sizeof(path), "../guest-payload/%s.bin",
 			 names[i]);
 		ret = payload__load(path, buf, payload__max_size(64), &size,

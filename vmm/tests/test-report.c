@@ -147,9 +147,9 @@ static void test_outputs(void)
 	ok(strstr(out, "payload /p/halt.bin, 2 vCPUs, 100 iterations, "
 		  "timer period 20000 us, ran ") != NULL,
 	   "text header with the timer period");
-	ok(strstr(out, " intr_inj      run_s    ns/iter\n") &&
-	   strstr(out, "   0.002500    25000.0\n") &&
-	   strstr(out, "        -          -          -\n"),
+	ok(strstr(out, " intr_inj      run_s    ns/iter   wakeup\n") &&
+	   strstr(out, "   0.002500    25000.0        -\n") &&
+	   strstr(out, "        -          -          -        -\n"),
 	   "text run time and ns per iteration, '-' without timestamps");
 }
 
@@ -216,7 +216,8 @@ static void test_area(void)
 	   strstr(out, "],\"pvsched_area\":\"registered\",\"vcpu\":[{"),
 	   "JSON busy_loops, pvsched_area registered");
 	ok(strstr(out, "\"vmenter\":42,\"vmexit\":0,\"halt\":0,"
-		  "\"intr_inj\":0},\"pvsched_area\":{\"gpa\":36864,"
+		  "\"intr_inj\":0,\"wakeup\":null},"
+		  "\"pvsched_area\":{\"gpa\":36864,"
 		  "\"version\":1,\"host_flags\":0,\"guest_flags\":0,"
 		  "\"boosts\":7,\"unboosts\":6,\"throttles\":1,"
 		  "\"boosted_ns\":123456789012,\"boost_seen\":5}},") &&
@@ -253,6 +254,80 @@ static void test_area(void)
 	ok(strstr(out, "\npvsched area: none, KVM does not offer "
 		  "KVM_CAP_PVSCHED_AREA\n") && !strstr(out, "vcpu0: pvsched"),
 	   "text: no area offered, no per-vCPU area lines");
+}
+
+/* The irq payload's --wait and --boost-irq; the WAKEUP count. */
+static void test_irq_wakeup(void)
+{
+	struct kvm_cpu cpus[2];
+	struct tid_stats ts[2];
+	struct options o;
+	struct report r;
+	FILE *f;
+
+	fake_report(&r, &o, cpus, ts);
+	f = open_out();
+	report__json(f, &r);
+	fclose(f);
+	ok(strstr(out, "\"busy_loops\":null,\"elapsed\":0.000,\"wait\":null,"
+		  "\"boost_irq\":false,\"driver\":{") != NULL,
+	   "JSON wait null, boost_irq false for io");
+	ok(strstr(out, "\"halt\":0,\"intr_inj\":0,\"wakeup\":null},"
+		  "\"pvsched_area\":null},") != NULL,
+	   "JSON wakeup null without the key");
+	f = open_out();
+	report__text(f, &r);
+	fclose(f);
+	ok(strstr(out, " 100 iterations, ran ") && !strstr(out, "wait ") &&
+	   !strstr(out, "boost-irq"),
+	   "text header: no wait, no boost-irq for io");
+
+	r.payload = "/p/irq.bin";
+	r.period_us = 1000;
+	r.wait = IRQ_WAIT_SPIN;
+	r.boost_irq = true;
+	ts[0].counts.halt = 3;
+	ts[0].counts.intr_inj = 4;
+	ts[0].counts.wakeup = 3;
+	ts[0].counts.has_wakeup = true;
+	f = open_out();
+	report__json(f, &r);
+	fclose(f);
+	ok(strstr(out, "\"period_us\":1000,\"busy_loops\":null,"
+		  "\"elapsed\":0.000,\"wait\":\"spin\",\"boost_irq\":true,"
+		  "\"driver\":{") != NULL,
+	   "JSON wait spin, boost_irq true");
+	ok(strstr(out, "\"vmenter\":42,\"vmexit\":0,\"halt\":3,"
+		  "\"intr_inj\":4,\"wakeup\":3},\"pvsched_area\":null},") &&
+	   strstr(out, "\"callbacks\":null,\"pvsched_area\":null}]}"),
+	   "JSON wakeup count; no counts still null");
+	f = open_out();
+	report__text(f, &r);
+	fclose(f);
+	ok(strstr(out, "payload /p/irq.bin, 2 vCPUs, 100 iterations, "
+		  "timer period 1000 us, wait spin, boost-irq, ran ") != NULL,
+	   "text header: wait and boost-irq");
+	ok(strstr(out, "        3        4   0.002500    25000.0        3\n") &&
+	   strstr(out, "        -          -          -        -\n"),
+	   "text: the wakeup column, '-' without counts");
+
+	r.wait = IRQ_WAIT_HALT;
+	r.boost_irq = false;
+	ts[0].source = STATS_BPF;
+	ts[0].counts.has_wakeup = false;
+	f = open_out();
+	report__json(f, &r);
+	fclose(f);
+	ok(strstr(out, "\"wait\":\"halt\",\"boost_irq\":false,") &&
+	   strstr(out, "{\"source\":\"bpf_pvsched_count\",") &&
+	   strstr(out, "\"intr_inj\":4,\"wakeup\":null}"),
+	   "JSON wait halt; bpf_pvsched_count: wakeup null");
+	f = open_out();
+	report__text(f, &r);
+	fclose(f);
+	ok(strstr(out, "timer period 1000 us, wait halt, ran ") &&
+	   strstr(out, "        3        4   0.002500    25000.0        -\n"),
+	   "text: wait halt; '-' for a wakeup the counts lack");
 }
 
 static void test_run_ns(void)
@@ -297,6 +372,7 @@ void test_report(void)
 	test_outputs();
 	test_no_pvsched();
 	test_area();
+	test_irq_wakeup();
 	test_run_ns();
 	test_check();
 }
