@@ -32,6 +32,13 @@ PERIOD_US=20000
 BOOST_ITERATIONS=20
 BOOST_PERIOD_US=5000
 BOOST_KO=/lib/modules/pvsched_boost.ko
+# The irq payload: ticks per vCPU, the CPU a spinning vCPU shares with a
+# busy loop, and its timer period (us).
+IRQ_TICKS=40
+IRQ_CPU=1
+IRQ_SPIN_PERIOD_US=2000
+TEST_DRV_KO=/lib/modules/pvsched_test_drv.ko
+STRICT_STATS=/sys/kernel/debug/pvsched_test_strict
 KVM_DEV=/dev/kvm
 NOBODY=nobody			# uid 65534
 # What minivmm says when KVM_REPLACE_PVSCHED_OPS gives EPERM (status 3).
@@ -187,6 +194,56 @@ boost_ok() {
 		--argjson n "$2" --argjson c "$3"
 }
 
+# irq_ok FILE VCPUS: ok, the areas registered, and every vCPU counted
+# all its ticks, was boosted (boosts >= 1) and took at least MIN_SEEN
+# of them in a handler that saw PVSCHED_HOST_BOOSTED (boost_seen), though
+# the guest never raised PVSCHED_GUEST_BOOST; no vCPU is left boosted.
+irq_ok() {
+	jq_true "$1" '.ok == true and .pvsched_area == "registered" and
+		$n > 0 and (.vcpu | length) == $n and
+		all(.vcpu[]; .result == "done" and .pvsched_area != null and
+		    .pvsched_area.boosts >= 1 and
+		    .pvsched_area.boost_seen >= $s and
+		    .pvsched_area.host_flags % 2 == 0)' \
+		--argjson n "$2" --argjson s "$3"
+}
+
+# unboosted_ok FILE VCPUS: ok, the areas registered, every vCPU done and
+# never boosted.
+unboosted_ok() {
+	jq_true "$1" '.ok == true and .pvsched_area == "registered" and
+		$n > 0 and (.vcpu | length) == $n and
+		all(.vcpu[]; .result == "done" and .pvsched_area != null and
+		    .pvsched_area.boosts == 0 and
+		    .pvsched_area.boost_seen == 0)' \
+		--argjson n "$2"
+}
+
+# strict_ok FILE: pvsched_test_strict's stats in FILE show WAKEUPs, some
+# from a hard interrupt, no error count above 0, and as many unregisters
+# as registers.
+strict_ok() {
+	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+	     END { bad = 0
+		   split("stray unpaired double_register unknown_unregister " \
+			 "unregister_in_guest pid_changed", errs, " ")
+		   for (e in errs) if (!(errs[e] in v) || v[errs[e]] != 0) bad = 1
+		   exit !(!bad && v["wakeup"] > 0 && v["wakeup_irq"] > 0 &&
+			  v["register"] > 0 && v["register"] == v["unregister"]) }' \
+		"$1"
+}
+
+# hog_start CPU / hog_stop: a nice-0 busy loop pinned to CPU.
+hog_start() {
+	taskset -c "$1" sh -c 'while :; do :; done' &
+	hog=$!
+}
+
+hog_stop() {
+	kill "$hog" 2> /dev/null
+	wait "$hog" 2> /dev/null
+}
+
 # The areas of the last boost run, as TAP diagnostics.
 show_areas() {
 	jq -r '.vcpu[] | "# vcpu\(.index): \(.result) count \(.count), " +
@@ -239,7 +296,7 @@ good_boost_report() {
 }
 
 echo "TAP version 13"
-echo "1..43"
+echo "1..55"
 
 run --list-drivers --json
 check "minivmm --list-drivers lists pvsched_nop" \
@@ -378,6 +435,38 @@ show_counts
 check "exact run with pvsched_count exits 0" [ $rc -eq 0 ]
 check "pvsched_count: intr_inj == ticks (TICKS), halt == halts that slept, per vCPU" \
 	exact_ok "$OUT" 2 pvsched_count "$WAITS"
+# WAKEUP: every halt that slept ended with KVM waking the vCPU (its timer
+# interrupt's kick), and a wake-up is for a tick that KVM then injects,
+# with a few exceptions: KVM's own requests (a kvmclock update after a
+# vCPU thread moved CPUs) also wake a halted vCPU, and a kick can come in
+# the moment before the vCPU sleeps. Seen: one extra per vCPU in 50 ticks
+# (none in 3); a WAKEUP per kick or per entry would be twice as many.
+check "pvsched_count: halts that slept <= wakeup <= intr_inj + 5, per vCPU" \
+	jq_true "$OUT" '.vcpus == 2 and (.vcpu | length) == 2 and
+		all(.vcpu[]; .callbacks.wakeup != null and
+		    .callbacks.wakeup >= $w[0][.tid | tostring] and
+		    .callbacks.wakeup <= .callbacks.intr_inj + 5)' \
+		--slurpfile w "$WAITS"
+
+# WAKEUP comes from the waker's context (here the LAPIC timer's hard
+# interrupt) along with the vCPU's own callbacks, and must still never
+# reach a driver after it unregistered the task: pvsched_test_strict
+# counts any callback for a task it does not know, while minivmm switches
+# the VM between it and pvsched_count under a 1 ms timer.
+insmod "$TEST_DRV_KO" kind=strict > "$OUT" 2> "$ERR"
+rc=$?
+check "pvsched_test_drv kind=strict loads" [ $rc -eq 0 ]
+run --pvsched=pvsched_test_strict --vcpus=2 --payload=halt \
+	--period-us=1000 --seconds=2 --switch=pvsched_count@0.4 \
+	--switch=pvsched_test_strict@0.8 --switch=pvsched_count@1.2 \
+	--switch=pvsched_test_strict@1.6 --json
+cat "$STRICT_STATS" > "$ERR" 2>&1
+echo "# $(cat "$ERR")"
+check "pvsched_test_strict: WAKEUPs from hard interrupts, no error, all unregistered" \
+	eval '[ $rc -eq 0 ] && strict_ok "$ERR"'
+rmmod pvsched_test_drv > "$OUT" 2> "$ERR"
+rc=$?
+check "pvsched_test_drv unloads (rmmod)" [ $rc -eq 0 ]
 
 # bpf_pvsched_count: the same checks. Its counts are per thread id since
 # the loader's last reset, so reset them before the exact run: then they
@@ -443,6 +532,65 @@ check "--no-area: no area registered, the run completes unboosted" \
 	rc_json 0 '.pvsched_area == "not-used" and .vcpus == 2 and
 		   (.vcpu | length) == 2 and
 		   all(.vcpu[]; .result == "done" and .pvsched_area == null)'
+
+# PVSCHED_GUEST_BOOST_IRQ: the irq payload never raises
+# PVSCHED_GUEST_BOOST. A halted vCPU that its timer wakes is boosted at
+# that WAKEUP, and KVM applies the boost before it injects the tick: the
+# handler sees PVSCHED_HOST_BOOSTED; its EOI exit ends the boost. At
+# least half the ticks must see it (all do, but for a tick that comes
+# before the vCPU has halted).
+run --pvsched=pvsched_boost --vcpus=2 --payload=irq --boost-irq \
+	--period-us=$BOOST_PERIOD_US --iterations=$IRQ_TICKS --json
+show_areas
+check "pvsched_boost, --boost-irq, halted vCPUs: boosted for their ticks" \
+	irq_ok "$OUT" 2 $((IRQ_TICKS / 2))
+run --pvsched=pvsched_boost --vcpus=2 --payload=irq \
+	--period-us=$BOOST_PERIOD_US --iterations=$IRQ_TICKS --json
+check "pvsched_boost, no --boost-irq, halted vCPUs: never boosted" \
+	unboosted_ok "$OUT" 2
+
+# A preempted vCPU: the guest spins with interrupts on, its thread shares
+# CPU $IRQ_CPU with a busy loop, and a tick that finds the thread
+# preempted boosts it (WAKEUP from the timer interrupt, applied by a
+# kernel worker while the thread waits for the CPU). The guest spins: only
+# that WAKEUP can boost it, so any boost is one.
+hog_start $IRQ_CPU
+run_pinned() {
+	taskset -c $IRQ_CPU minivmm "$@" > "$OUT" 2> "$ERR"
+	rc=$?
+}
+run_pinned --pvsched=pvsched_boost --payload=irq --wait=spin --boost-irq \
+	--period-us=$IRQ_SPIN_PERIOD_US --iterations=$IRQ_TICKS --json
+show_areas
+check "pvsched_boost, --boost-irq, a spinning vCPU behind a busy loop: boosted for its ticks" \
+	irq_ok "$OUT" 1 1
+run_pinned --pvsched=pvsched_boost --payload=irq --wait=spin \
+	--period-us=$IRQ_SPIN_PERIOD_US --iterations=$IRQ_TICKS --json
+check "pvsched_boost, no --boost-irq, a spinning vCPU behind a busy loop: never boosted" \
+	unboosted_ok "$OUT" 1
+hog_stop
+
+# The BPF driver, same policy: its kfunc runs in the timer's interrupt.
+pvsched-bpf load boost > "$OUT" 2> "$ERR" ||
+	grep -qw bpf_pvsched_boost /proc/sys/kernel/pvsched_available_drivers
+rc=$?
+check "bpf_pvsched_boost is registered (pvsched-bpf load boost)" [ $rc -eq 0 ]
+run --pvsched=bpf_pvsched_boost --vcpus=2 --payload=irq --boost-irq \
+	--period-us=$BOOST_PERIOD_US --iterations=$IRQ_TICKS --json
+show_areas
+check "bpf_pvsched_boost, --boost-irq, halted vCPUs: boosted for their ticks" \
+	irq_ok "$OUT" 2 $((IRQ_TICKS / 2))
+hog_start $IRQ_CPU
+run_pinned --pvsched=bpf_pvsched_boost --payload=irq --wait=spin \
+	--boost-irq --period-us=$IRQ_SPIN_PERIOD_US --iterations=$IRQ_TICKS \
+	--json
+show_areas
+check "bpf_pvsched_boost, --boost-irq, a spinning vCPU behind a busy loop: boosted for its ticks" \
+	irq_ok "$OUT" 1 1
+hog_stop
+pvsched-bpf unload bpf_pvsched_boost > "$OUT" 2> "$ERR"
+rc=$?
+check "bpf_pvsched_boost unloads" [ $rc -eq 0 ]
 
 # Without CAP_SYS_NICE (uid 65534, through busybox su), selecting
 # pvsched_boost fails with EPERM, while pvsched_count stays open to any

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpf_pvsched_boost: the policy of the pvsched_boost module as a BPF
- * driver. On every VM exit, halt and interrupt injection it reads the
- * vCPU's shared area, which the verifier types and bounds-checks and which
- * may be NULL, and asks the pvsched core for a boost of the vCPU task
- * while the guest flags a latency-critical section or runs a real-time
- * task, for its end otherwise. The core applies it within its bounds, and
+ * driver. On every VM exit, halt, interrupt injection and wake-up it reads
+ * the vCPU's shared area, which the verifier types and bounds-checks and
+ * which may be NULL, and asks the pvsched core for a boost of the vCPU
+ * task while the guest flags a latency-critical section or runs a
+ * real-time task, or to take an interrupt (PVSCHED_GUEST_BOOST_IRQ), for
+ * its end otherwise (pvsched_boost_policy.h). The core applies it within its bounds, and
  * assigning the driver needs CAP_SYS_NICE (PVSCHED_OPS_BOOST).
  */
 #include "vmlinux.h"
@@ -22,10 +23,7 @@ void BPF_PROG(pvsched_boost_notify_event, struct pvsched_vcpu_area *area,
 	/* No area this time: no news, keep what was asked. */
 	if (!area)
 		return;
-	if (boost_wanted(area))
-		bpf_pvsched_vcpu_boost(pid);
-	else
-		bpf_pvsched_vcpu_unboost(pid);
+	boost_apply(area, pid, event);
 }
 
 SEC(".struct_ops")
@@ -33,7 +31,8 @@ struct pvsched_vcpu_ops pvsched_boost_ops = {
 	.pvsched_vcpu_notify_event	= (void *)pvsched_boost_notify_event,
 	.events				= PVSCHED_VCPU_VMEXIT |
 					  PVSCHED_VCPU_HALT |
-					  PVSCHED_VCPU_INTR_INJ,
+					  PVSCHED_VCPU_INTR_INJ |
+					  PVSCHED_VCPU_WAKEUP,
 	.flags				= PVSCHED_OPS_BOOST,
 	.name				= "bpf_pvsched_boost",
 };

@@ -35,7 +35,7 @@ void BPF_PROG(pvsched_noflag_notify_event, struct pvsched_vcpu_area *area,
 
 	if (!area)
 		return;
-	if (boost_wanted(area))
+	if (boost_wanted(area, event) == BOOST_YES)
 		ret = bpf_pvsched_vcpu_boost(pid);
 	else
 		ret = bpf_pvsched_vcpu_unboost(pid);

@@ -20,8 +20,9 @@
  *               that is not registered, a VMENTER or VMEXIT out of pairs, a
  *               double register, an unregister of an unknown task or of one
  *               in guest mode, and tasks left registered at unload. Counts
- *               (and what it last read from a vCPU's shared area, which
- *               it reads on every callback that has one) in debugfs
+ *               (WAKEUPs apart, as they come from any context, and what it
+ *               last read from a vCPU's shared area, which it reads on
+ *               every callback that has one) in debugfs
  *               pvsched_test_strict; the first error also WARNs,
  *               so that a test that misses it still fails on the kernel log.
  *
@@ -75,6 +76,8 @@ enum strict_stat {
 	ST_CALLBACK,
 	ST_AREA,		/* callbacks with the vCPU's shared area */
 	ST_NOAREA,		/* callbacks with area == NULL */
+	ST_WAKEUP,		/* WAKEUP callbacks, in any context */
+	ST_WAKEUP_IRQ,		/* WAKEUP callbacks from a hard interrupt */
 	ST_STRAY,		/* callback for a task not registered */
 	ST_UNPAIRED,		/* VMENTER in guest, VMEXIT outside */
 	ST_DOUBLE_REGISTER,
@@ -86,7 +89,8 @@ enum strict_stat {
 };
 
 static const char *const strict_stat_names[ST_NR] = {
-	"register", "unregister", "callbacks", "area", "noarea", "stray",
+	"register", "unregister", "callbacks", "area", "noarea", "wakeup",
+	"wakeup_irq", "stray",
 	"unpaired",
 	"double_register", "unknown_unregister", "unregister_in_guest",
 	"pid_changed", "left_at_exit",
@@ -214,6 +218,11 @@ static void strict_notify(struct pvsched_vcpu_area *area, struct pid *pid,
 	}
 	raw_spin_unlock_irqrestore(&strict_lock, flags);
 	atomic_long_inc(&strict_stats[ST_CALLBACK]);
+	if (event == PVSCHED_VCPU_WAKEUP) {
+		atomic_long_inc(&strict_stats[ST_WAKEUP]);
+		if (in_hardirq())
+			atomic_long_inc(&strict_stats[ST_WAKEUP_IRQ]);
+	}
 	if (area) {
 		/* Guest memory: any value, read once (KASAN checks the map). */
 		WRITE_ONCE(strict_guest_prio, READ_ONCE(area->guest_prio));
