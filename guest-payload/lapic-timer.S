@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The LAPIC timer and the IDT of the timer payloads (halt, boost, irq):
+ * The LAPIC timer and the IDT of the timer payloads (halt, boost, irq;
+ * latency uses the IDT only, with its own handler and TSC-deadline timer):
  *
  *   lapic_timer_start  FAIL(FAIL_BAD_PARAMS) if params.timer_count is 0;
- *                      else fill and load the IDT and start this vCPU's
- *                      LAPIC timer: periodic, divide by 1, initial count
- *                      params.timer_count. Clobbers %rax, %rcx, %rdx,
- *                      %rsi and %rdi.
+ *                      else lapic_idt_init with timer_isr and start this
+ *                      vCPU's LAPIC timer: periodic, divide by 1, initial
+ *                      count params.timer_count. Clobbers %rax, %rcx,
+ *                      %rdx, %rsi and %rdi.
  *   lapic_timer_stop   mask the timer and zero its count. Clobbers %rax.
+ *   lapic_idt_init     fill and load the IDT, with the handler at %rdi on
+ *                      TIMER_VECTOR, and software-enable this vCPU's LAPIC
+ *                      (SVR). Clobbers %rax, %rcx, %rdx, %rsi and %rdi.
  *
  * Each timer interrupt adds one to VCPU_TICKS(%r15), each duplicate
  * delivery (see timer_isr) one to VCPU_DUP_IRQS(%r15). When
@@ -21,20 +25,8 @@
  * VMM's page tables map.
  */
 #include "payload.h"
+#include "lapic.h"
 
-#define LAPIC_BASE		0xfee00000
-#define APIC_EOI		0x0b0
-#define APIC_SVR		0x0f0
-#define APIC_LVTT		0x320
-#define APIC_TMICT		0x380
-#define APIC_TDCR		0x3e0
-#define APIC_SVR_ENABLE		(1 << 8)
-#define APIC_LVT_MASKED		(1 << 16)
-#define APIC_LVT_PERIODIC	(1 << 17)
-#define APIC_TDCR_DIV1		0xb
-
-#define TIMER_VECTOR		0x20
-#define SPURIOUS_VECTOR		0xff
 #define IDT_ENTRIES		256
 #define GATE_INTR		0x8e	/* present, DPL 0, interrupt gate */
 
@@ -47,11 +39,9 @@ lapic_timer_start:
 	UCALL	UCALL_FAIL, $FAIL_BAD_PARAMS
 	HALT_FOREVER
 .Ltimer_ok:
-	call	fill_idt
-	lidt	idt_desc
-
+	lea	timer_isr, %rdi
+	call	lapic_idt_init
 	mov	$LAPIC_BASE, %eax
-	movl	$(APIC_SVR_ENABLE | SPURIOUS_VECTOR), APIC_SVR(%rax)
 	movl	$APIC_TDCR_DIV1, APIC_TDCR(%rax)
 	movl	$(APIC_LVT_PERIODIC | TIMER_VECTOR), APIC_LVTT(%rax)
 	mov	PARAM(TIMER_COUNT), %ecx
@@ -65,11 +55,22 @@ lapic_timer_stop:
 	movl	$0, APIC_TMICT(%rax)
 	ret
 
+	.globl	lapic_idt_init
+lapic_idt_init:
+	call	fill_idt
+	lidt	idt_desc
+	mov	$LAPIC_BASE, %eax
+	movl	$(APIC_SVR_ENABLE | SPURIOUS_VECTOR), APIC_SVR(%rax)
+	ret
+
 /*
- * Fill the IDT: exception stubs for 0-31, the timer and spurious vectors,
- * unexpected_irq for everything else. Every vCPU writes the same values.
+ * Fill the IDT: exception stubs for 0-31, the handler at %rdi on the timer
+ * vector, spurious_isr on the spurious one, unexpected_irq for everything
+ * else. Every vCPU of a payload writes the same values. Keeps %rbx.
  */
 fill_idt:
+	push	%rbx
+	mov	%rdi, %rbx
 	xor	%ecx, %ecx
 .Lnext_gate:
 	lea	unexpected_irq, %rax
@@ -81,7 +82,7 @@ fill_idt:
 .Lnot_exc:
 	cmp	$TIMER_VECTOR, %ecx
 	jne	.Lnot_timer
-	lea	timer_isr, %rax
+	mov	%rbx, %rax
 .Lnot_timer:
 	cmp	$SPURIOUS_VECTOR, %ecx
 	jne	.Lset
@@ -91,6 +92,7 @@ fill_idt:
 	inc	%ecx
 	cmp	$IDT_ENTRIES, %ecx
 	jb	.Lnext_gate
+	pop	%rbx
 	ret
 
 /* IDT entry %rcx := interrupt gate to %rax (below 4 GiB). */

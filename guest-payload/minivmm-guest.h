@@ -16,6 +16,10 @@
  * pvsched_vcpu_area (<linux/pvsched.h>, 64 bytes) per vCPU with
  * KVM_SET_PVSCHED_AREA: vCPU i's is at params.pvsched_area_gpa +
  * PVSCHED_AREA_SIZE * i. params.pvsched_area_gpa is 0 when there is none.
+ *
+ * The latency payload stores one __u32 per sample: vCPU i's array of
+ * params.samples_max of them is at params.samples_gpa + i *
+ * params.samples_max * 4.
  */
 #ifndef MINIVMM_GUEST_H
 #define MINIVMM_GUEST_H
@@ -42,6 +46,7 @@
 /* FAIL codes. */
 #define FAIL_BAD_PARAMS		0x001	/* params magic mismatch */
 #define FAIL_BAD_AREA		0x002	/* area version is not 1 */
+#define FAIL_NO_TSC_DEADLINE	0x003	/* no CPUID.1:ECX.TSC_DEADLINE */
 #define FAIL_EXCEPTION		0x100	/* + vector: CPU exception */
 #define FAIL_UNEXPECTED_IRQ	0x200	/* interrupt on an unused vector */
 
@@ -56,12 +61,18 @@
 #define PARAMS_STOP		36	/* the VMM sets it to 1 to stop */
 #define PARAMS_PVSCHED_AREA	40	/* vCPU 0's area, 0: none */
 #define PARAMS_BUSY_LOOPS	48	/* boost: busy loop length */
-#define PARAMS_FLAGS		56	/* irq: MINIVMM_IRQ_* */
-#define PARAMS_SIZE		64
+#define PARAMS_FLAGS		56	/* irq, latency: MINIVMM_IRQ_* */
+#define PARAMS_PERIOD_TSC	64	/* latency: timer period, TSC ticks */
+#define PARAMS_SAMPLES		72	/* latency: vCPU 0's sample array */
+#define PARAMS_SAMPLES_MAX	80	/* latency: samples per vCPU array */
+#define PARAMS_SIZE		88
 
-/* params.flags of the irq payload. */
+/* params.flags of the irq and latency payloads. */
 #define MINIVMM_IRQ_SPIN	(1 << 0)	/* spin, not hlt, for a tick */
 #define MINIVMM_IRQ_BOOST_IRQ	(1 << 1)	/* raise GUEST_BOOST_IRQ */
+/* latency only: raise PVSCHED_GUEST_BOOST ... */
+#define MINIVMM_LAT_BOOST_WAIT	(1 << 2)	/* ... around each wait */
+#define MINIVMM_LAT_BOOST_HOLD	(1 << 3)	/* ... for the whole run */
 
 /*
  * struct pvsched_vcpu_area (<linux/pvsched.h>): field offsets and flags,
@@ -101,7 +112,10 @@ struct minivmm_params {
 	__u32 stop;
 	__u64 pvsched_area_gpa;		/* vCPU 0's area, 0: none */
 	__u64 busy_loops;		/* boost: busy loop iterations */
-	__u64 flags;			/* irq: MINIVMM_IRQ_* */
+	__u64 flags;			/* irq, latency: MINIVMM_IRQ_* */
+	__u64 period_tsc;		/* latency: timer period, TSC ticks */
+	__u64 samples_gpa;		/* latency: vCPU 0's sample array */
+	__u64 samples_max;		/* latency: __u32 samples per vCPU */
 };
 
 struct minivmm_ucall {
@@ -125,6 +139,12 @@ _Static_assert(__builtin_offsetof(struct minivmm_params, busy_loops) ==
 	       PARAMS_BUSY_LOOPS, "params layout");
 _Static_assert(__builtin_offsetof(struct minivmm_params, flags) ==
 	       PARAMS_FLAGS, "params layout");
+_Static_assert(__builtin_offsetof(struct minivmm_params, period_tsc) ==
+	       PARAMS_PERIOD_TSC, "params layout");
+_Static_assert(__builtin_offsetof(struct minivmm_params, samples_gpa) ==
+	       PARAMS_SAMPLES, "params layout");
+_Static_assert(__builtin_offsetof(struct minivmm_params, samples_max) ==
+	       PARAMS_SAMPLES_MAX, "params layout");
 _Static_assert(sizeof(struct minivmm_params) == PARAMS_SIZE, "params layout");
 _Static_assert(sizeof(struct minivmm_ucall) == UCALL_SIZE, "ucall layout");
 #endif /* !__ASSEMBLER__ */

@@ -5,7 +5,8 @@
  * Register conventions, set up by PAYLOAD_ENTRY:
  *   %r15  per-vCPU area on this vCPU's stack (ucall block, tick count,
  *         duplicate interrupt count, the timer handler's pvsched area
- *         and its count of ticks that found the vCPU boosted)
+ *         and its count of ticks that found the vCPU boosted; latency's
+ *         armed deadline and sample array)
  *   %r12  iterations done
  *   %r13  iteration target (0: run until the VMM sets params.stop)
  *   %r14  next iteration count at which to send PROGRESS
@@ -27,7 +28,9 @@
 #define VCPU_DUP_IRQS		(UCALL_SIZE + 8)
 #define VCPU_ISR_AREA		(UCALL_SIZE + 16)	/* 0: none */
 #define VCPU_ISR_BOOSTED	(UCALL_SIZE + 24)
-#define VCPU_AREA_SIZE		48
+#define VCPU_DEADLINE		(UCALL_SIZE + 32)	/* latency: TSC */
+#define VCPU_SAMPLES		(UCALL_SIZE + 40)	/* latency: array */
+#define VCPU_AREA_SIZE		64
 
 #define PARAM(field)		(MINIVMM_PARAMS_GPA + PARAMS_##field)
 
@@ -54,6 +57,8 @@
 	movq	$0, VCPU_DUP_IRQS(%r15)
 	movq	$0, VCPU_ISR_AREA(%r15)
 	movq	$0, VCPU_ISR_BOOSTED(%r15)
+	movq	$0, VCPU_DEADLINE(%r15)
+	movq	$0, VCPU_SAMPLES(%r15)
 	movabs	$MINIVMM_PARAMS_MAGIC, %rax
 	cmp	%rax, PARAM(MAGIC)
 	je	.Lparams_ok\@

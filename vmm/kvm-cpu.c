@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,29 @@ int kvm_cpu__set_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
 }
 
 /*
+ * The vCPU's TSC frequency (KVM_GET_TSC_KHZ, KVM_CAP_GET_TSC_KHZ). KVM
+ * returns it as the ioctl's value; 0 means that it does not know it. On
+ * failure: one line, and the negative errno.
+ */
+int kvm_cpu__get_tsc_khz(struct kvm_cpu *cpu, unsigned long long *khz)
+{
+	int ret = ioctl(cpu->fd, KVM_GET_TSC_KHZ, 0);
+	int err = errno;
+
+	if (ret < 0) {
+		vcpu_err(cpu, "KVM_GET_TSC_KHZ: %s (%s)", strerror(err),
+			 errno_name(err));
+		return -err;
+	}
+	if (!ret) {
+		vcpu_err(cpu, "KVM_GET_TSC_KHZ: 0, KVM does not know the TSC frequency");
+		return -EIO;
+	}
+	*khz = ret;
+	return 0;
+}
+
+/*
  * After the run, with the vCPU thread joined: copy the area as the driver
  * left it. Each field is read once; the driver may still write them (a
  * VM destruction or driver change ends a boost).
@@ -94,7 +118,10 @@ static int kvm_cpu__ioctl(struct kvm_cpu *cpu, unsigned long req,
 	return -errno;
 }
 
-/* KVM's supported CPUID, with this vCPU's APIC ID. */
+/*
+ * KVM's supported CPUID, with this vCPU's APIC ID, and the TSC-deadline
+ * timer if the VMM wants it (see kvm__has_tsc_deadline()).
+ */
 static int kvm_cpu__setup_cpuid(struct kvm_cpu *cpu)
 {
 	struct kvm_cpuid2 *src = cpu->kvm->cpuid, *cpuid;
@@ -112,6 +139,9 @@ static int kvm_cpu__setup_cpuid(struct kvm_cpu *cpu)
 		if (e->function == CPUID_LEAF_FEATURES)
 			e->ebx = (e->ebx & 0x00ffffff) |
 				 cpu->id << CPUID_APIC_ID_SHIFT;
+		if (e->function == CPUID_LEAF_FEATURES &&
+		    cpu->kvm->tsc_deadline)
+			e->ecx |= CPUID_1_ECX_TSC_DEADLINE;
 		if (e->function == 0xb || e->function == 0x1f)
 			e->edx = cpu->id;	/* x2APIC ID */
 	}
@@ -159,7 +189,7 @@ static int kvm_cpu__setup_regs(struct kvm_cpu *cpu)
 
 	memset(&regs, 0, sizeof(regs));
 	regs.rip = MINIVMM_LOAD_GPA;
-	regs.rsp = cpu->kvm->mem_size - cpu->id * GUEST_STACK_SIZE;
+	regs.rsp = GUEST_STACK_TOP - cpu->id * GUEST_STACK_SIZE;
 	regs.rdi = cpu->id;
 	regs.rsi = cpu->id;
 	regs.rflags = X86_RFLAGS_FIXED;
@@ -233,6 +263,8 @@ static enum kvm_cpu_state kvm_cpu__guest_fail(struct kvm_cpu *cpu,
 		vcpu_err(cpu, "guest FAIL: pvsched area at %#llx is not version %d",
 			 (unsigned long long)cpu->area_gpa,
 			 PVSCHED_AREA_VERSION);
+	else if (code == FAIL_NO_TSC_DEADLINE)
+		vcpu_err(cpu, "guest FAIL: no TSC-deadline timer (CPUID.1:ECX bit 24)");
 	else if (code == FAIL_UNEXPECTED_IRQ)
 		vcpu_err(cpu, "guest FAIL: interrupt on an unused vector");
 	else if (code >= FAIL_EXCEPTION && vec < ARRAY_SIZE(exception_names))
@@ -415,12 +447,70 @@ static unsigned long long kvm_cpu__now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+void kvm_cpu__gate_init(struct kvm_cpu_gate *gate)
+{
+	pthread_mutex_init(&gate->lock, NULL);
+	pthread_cond_init(&gate->cond, NULL);
+	gate->arrived = 0;
+	gate->open = false;
+}
+
+/* The main thread: until @n vCPU threads are at the gate. */
+void kvm_cpu__gate_wait(struct kvm_cpu_gate *gate, unsigned int n)
+{
+	pthread_mutex_lock(&gate->lock);
+	while (gate->arrived < n)
+		pthread_cond_wait(&gate->cond, &gate->lock);
+	pthread_mutex_unlock(&gate->lock);
+}
+
+void kvm_cpu__gate_open(struct kvm_cpu_gate *gate)
+{
+	pthread_mutex_lock(&gate->lock);
+	gate->open = true;
+	pthread_cond_broadcast(&gate->cond);
+	pthread_mutex_unlock(&gate->lock);
+}
+
+/* A vCPU thread: arrive, wait for the gate to open. */
+static void kvm_cpu__gate_pass(struct kvm_cpu_gate *gate)
+{
+	pthread_mutex_lock(&gate->lock);
+	gate->arrived++;
+	pthread_cond_broadcast(&gate->cond);
+	while (!gate->open)
+		pthread_cond_wait(&gate->cond, &gate->lock);
+	pthread_mutex_unlock(&gate->lock);
+}
+
+/*
+ * --vcpu-fifo: make the vCPU's thread SCHED_FIFO at @prio, as "chrt -f -p
+ * PRIO TID" does. On failure: one line with the errno, and the negative
+ * errno.
+ */
+int kvm_cpu__set_fifo(struct kvm_cpu *cpu, unsigned int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	int err;
+
+	if (!sched_setscheduler(cpu->tid, SCHED_FIFO, &sp))
+		return 0;
+	err = errno;
+	pr_err("--vcpu-fifo=%u: vcpu%u (tid %d): sched_setscheduler(SCHED_FIFO, %u): %s (%s)%s",
+	       prio, cpu->id, (int)cpu->tid, prio, strerror(err),
+	       errno_name(err),
+	       err == EPERM ? ": a real-time thread needs CAP_SYS_NICE or RLIMIT_RTPRIO" : "");
+	return -err;
+}
+
 /*
  * The vCPU thread. SIGINT and SIGTERM are blocked (the main thread takes
  * them), KVM_CPU_KICK_SIGNAL is not: it interrupts KVM_RUN. The main thread
  * polls cpu->state, so it is only written once, at the end. The run
  * timestamps bracket the run loop only, not the setup; the main thread
- * reads them after pthread_join().
+ * reads them after pthread_join(). With a gate (--vcpu-fifo) it waits
+ * there first; if the VMM wants all vCPUs out when it opens, it stops
+ * without touching the vCPU.
  */
 void *kvm_cpu__thread(void *arg)
 {
@@ -428,7 +518,11 @@ void *kvm_cpu__thread(void *arg)
 	enum kvm_cpu_state state;
 
 	cpu->tid = gettid();
-	if (kvm_cpu__setup(cpu)) {
+	if (cpu->gate)
+		kvm_cpu__gate_pass(cpu->gate);
+	if (cpu->gate && __atomic_load_n(cpu->stop, __ATOMIC_SEQ_CST)) {
+		state = KVM_CPU_STOPPED;
+	} else if (kvm_cpu__setup(cpu)) {
 		state = KVM_CPU_ERROR;
 	} else {
 		cpu->run_start_ns = kvm_cpu__now_ns();

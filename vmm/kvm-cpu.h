@@ -18,6 +18,17 @@ enum kvm_cpu_state {
 	KVM_CPU_STOPPED,	/* kicked out by the VMM */
 };
 
+/*
+ * --vcpu-fifo: the vCPU threads wait here, their thread ids known, until
+ * the main thread has made them SCHED_FIFO and opens it.
+ */
+struct kvm_cpu_gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int arrived;		/* threads waiting */
+	bool open;
+};
+
 /* Exits that reached userspace, by reason. */
 struct kvm_cpu_exits {
 	unsigned long long io;
@@ -38,6 +49,7 @@ struct kvm_cpu {
 	/* Shared with the main thread. */
 	const int *stop;		/* the VMM wants all vCPUs out */
 	int *nr_running;		/* decremented on thread exit */
+	struct kvm_cpu_gate *gate;	/* --vcpu-fifo, else NULL */
 
 	enum kvm_cpu_state state;
 	struct kvm_cpu_exits exits;
@@ -61,6 +73,11 @@ struct kvm_cpu {
 
 int kvm_cpu__init(struct kvm_cpu *cpu, struct kvm *kvm, unsigned int id);
 int kvm_cpu__set_pvsched_area(struct kvm_cpu *cpu, __u64 gpa);
+int kvm_cpu__get_tsc_khz(struct kvm_cpu *cpu, unsigned long long *khz);
+void kvm_cpu__gate_init(struct kvm_cpu_gate *gate);
+void kvm_cpu__gate_wait(struct kvm_cpu_gate *gate, unsigned int n);
+void kvm_cpu__gate_open(struct kvm_cpu_gate *gate);
+int kvm_cpu__set_fifo(struct kvm_cpu *cpu, unsigned int prio);
 void kvm_cpu__read_pvsched_area(struct kvm_cpu *cpu);
 void *kvm_cpu__thread(void *arg);
 void kvm_cpu__kick(struct kvm_cpu *cpu);

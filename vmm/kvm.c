@@ -24,14 +24,17 @@ static const struct kvm_cap_req {
 	int cap;
 	const char *name;
 	bool irqchip_only;		/* needed only with the irqchip */
+	bool tsc_khz_only;		/* needed only for the TSC frequency */
 } kvm_caps[] = {
-#define KVM_CAP(cap, irqchip_only)	{ cap, #cap, irqchip_only }
-	KVM_CAP(KVM_CAP_USER_MEMORY, false),
-	KVM_CAP(KVM_CAP_EXT_CPUID, false),	/* KVM_GET_SUPPORTED_CPUID */
-	KVM_CAP(KVM_CAP_MP_STATE, false),
-	KVM_CAP(KVM_CAP_IMMEDIATE_EXIT, false),
-	KVM_CAP(KVM_CAP_IRQCHIP, true),
-	KVM_CAP(KVM_CAP_PVSCHED, false),
+#define KVM_CAP(cap, irqchip_only, tsc_khz_only) \
+	{ cap, #cap, irqchip_only, tsc_khz_only }
+	KVM_CAP(KVM_CAP_USER_MEMORY, false, false),
+	KVM_CAP(KVM_CAP_EXT_CPUID, false, false), /* KVM_GET_SUPPORTED_CPUID */
+	KVM_CAP(KVM_CAP_MP_STATE, false, false),
+	KVM_CAP(KVM_CAP_IMMEDIATE_EXIT, false, false),
+	KVM_CAP(KVM_CAP_IRQCHIP, true, false),
+	KVM_CAP(KVM_CAP_GET_TSC_KHZ, false, true),	/* KVM_GET_TSC_KHZ */
+	KVM_CAP(KVM_CAP_PVSCHED, false, false),
 #undef KVM_CAP
 };
 
@@ -69,10 +72,11 @@ int kvm__open(struct kvm *kvm)
 /*
  * Check kvm_caps[]. A missing KVM_CAP_PVSCHED alone gives -ENOTTY, like the
  * pvsched ioctls on such a kernel; any other missing cap -EOPNOTSUPP.
- * Without @pvsched (--no-pvsched) KVM_CAP_PVSCHED is not even asked for.
+ * Without @pvsched (--no-pvsched) KVM_CAP_PVSCHED is not even asked for;
+ * KVM_CAP_GET_TSC_KHZ only with @tsc_khz (the latency payload).
  */
 int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
-		    unsigned int nr_vcpus)
+		    bool tsc_khz, unsigned int nr_vcpus)
 {
 	bool no_pvsched = false, missing = false;
 	unsigned int i;
@@ -80,6 +84,8 @@ int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
 
 	for (i = 0; i < ARRAY_SIZE(kvm_caps); i++) {
 		if (kvm_caps[i].irqchip_only && !irqchip)
+			continue;
+		if (kvm_caps[i].tsc_khz_only && !tsc_khz)
 			continue;
 		if (kvm_caps[i].cap == KVM_CAP_PVSCHED && !pvsched)
 			continue;
@@ -212,6 +218,18 @@ bool kvm__has_pvsched_area(struct kvm *kvm)
 {
 	return ioctl(kvm->vm_fd, KVM_CHECK_EXTENSION,
 		     KVM_CAP_PVSCHED_AREA) > 0;
+}
+
+/*
+ * Can the vCPUs' LAPIC timers run in TSC-deadline mode? KVM emulates it
+ * with the in-kernel irqchip, but KVM_GET_SUPPORTED_CPUID does not say so
+ * (CPUID.1:ECX bit 24 is 0 there): a VMM that wants it sets the bit
+ * itself, as QEMU does, when KVM_CAP_TSC_DEADLINE_TIMER says KVM has it.
+ */
+bool kvm__has_tsc_deadline(struct kvm *kvm)
+{
+	return ioctl(kvm->sys_fd, KVM_CHECK_EXTENSION,
+		     KVM_CAP_TSC_DEADLINE_TIMER) > 0;
 }
 
 /* A host pointer for [gpa, gpa + len), or NULL if not all guest RAM. */

@@ -13,6 +13,7 @@ struct kvm {
 	int vm_fd;
 	int run_size;			/* size of each vCPU's struct kvm_run */
 	bool irqchip;			/* in-kernel LAPIC/IOAPIC/PIC */
+	bool tsc_deadline;		/* vCPUs get CPUID.1:ECX.TSC_DEADLINE */
 	void *mem;			/* guest memory, GPA 0 */
 	size_t mem_size;
 	struct kvm_cpuid2 *cpuid;	/* KVM_GET_SUPPORTED_CPUID */
@@ -21,9 +22,10 @@ struct kvm {
 void kvm__init(struct kvm *kvm);
 int kvm__open(struct kvm *kvm);
 int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
-		    unsigned int nr_vcpus);
+		    bool tsc_khz, unsigned int nr_vcpus);
 int kvm__create_vm(struct kvm *kvm, bool irqchip);
 bool kvm__has_pvsched_area(struct kvm *kvm);
+bool kvm__has_tsc_deadline(struct kvm *kvm);
 void *kvm__gpa_to_hva(struct kvm *kvm, unsigned long long gpa, size_t len);
 struct minivmm_params *kvm__params(struct kvm *kvm);
 void kvm__close(struct kvm *kvm);

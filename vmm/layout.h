@@ -12,7 +12,13 @@
  *           struct pvsched_vcpu_area, vCPU i's at 0x9000 + 64 * i,
  *           registered with KVM_SET_PVSCHED_AREA when KVM offers it
  *   1 MiB   the payload (MINIVMM_LOAD_GPA), up to the lowest stack
- *   top     one GUEST_STACK_SIZE stack per vCPU, vCPU 0 highest
+ *           one GUEST_STACK_SIZE stack per vCPU below GUEST_STACK_TOP,
+ *           vCPU 0 highest
+ *   4 MiB   the latency payload's samples (GUEST_SAMPLES_GPA): 16 MiB of
+ *           __u32, vCPU i's params.samples_max of them at
+ *           GUEST_SAMPLES_GPA + i * samples_max * 4, up to GUEST_MEM_SIZE
+ *           (mmap()ed MAP_NORESERVE: only the pages the guest writes cost
+ *           host memory)
  */
 #ifndef MINIVMM_LAYOUT_H
 #define MINIVMM_LAYOUT_H
@@ -20,7 +26,10 @@
 #include "../guest-payload/minivmm-guest.h"
 #include "kvm-abi.h"
 
-#define GUEST_MEM_SIZE		(4UL << 20)
+#define GUEST_STACK_TOP		(4UL << 20)
+#define GUEST_SAMPLES_GPA	GUEST_STACK_TOP
+#define GUEST_SAMPLES_BYTES	(16UL << 20)
+#define GUEST_MEM_SIZE		(GUEST_SAMPLES_GPA + GUEST_SAMPLES_BYTES)
 #define GUEST_GDT_GPA		0x1000UL
 #define GUEST_PML4_GPA		0x2000UL
 #define GUEST_PDPT_GPA		0x3000UL
@@ -45,6 +54,10 @@ _Static_assert(GUEST_PVSCHED_AREA_GPA + GUEST_PVSCHED_AREA_BYTES <=
 	       MINIVMM_LOAD_GPA, "pvsched areas overlap the payload");
 _Static_assert(GUEST_PVSCHED_AREA_GPA % PVSCHED_AREA_SIZE == 0,
 	       "KVM wants 64-byte aligned pvsched areas");
+_Static_assert(MINIVMM_LOAD_GPA < GUEST_STACK_TOP,
+	       "no room for the payload below the stacks");
+_Static_assert(GUEST_MEM_SIZE <= GUEST_NR_PDS * (1UL << 30),
+	       "guest memory beyond the identity map");
 
 /* The struct and the assembly side's offsets agree. */
 _Static_assert(sizeof(struct pvsched_vcpu_area) == PVSCHED_AREA_SIZE,

@@ -3,11 +3,12 @@
  * minivmm: run a tiny guest on N vCPU threads under a pvsched driver.
  *
  *   parse options -> find and read the payload -> open KVM, check caps ->
- *   create the VM, copy the payload in -> create vCPUs -> register their
- *   pvsched areas if KVM offers them -> read, reset, replace the pvsched
- *   driver -> start the vCPU threads -> main loop (switches, --seconds
- *   deadline, signals, failures) -> join -> read the callback counts and
- *   the areas -> report
+ *   create the VM, copy the payload in -> create vCPUs (latency: read the
+ *   TSC frequency) -> register their pvsched areas if KVM offers them ->
+ *   read, reset, replace the pvsched driver -> start the vCPU threads
+ *   (--vcpu-fifo: make them SCHED_FIFO before they run) -> main loop
+ *   (switches, --seconds deadline, signals, failures) -> join -> read the
+ *   callback counts, the areas and the latency samples -> report
  *
  * With --no-pvsched every pvsched step (caps, ioctls, areas, stats) is
  * skipped.
@@ -25,6 +26,7 @@
 #include "../kernel/bpf/pvsched_bpf_count.h"
 #include "kvm-cpu.h"
 #include "kvm.h"
+#include "latency.h"
 #include "options.h"
 #include "payload.h"
 #include "pvsched.h"
@@ -37,6 +39,9 @@
 
 _Static_assert(MINIVMM_MAX_VCPUS <= GUEST_PVSCHED_AREA_SLOTS,
 	       "one pvsched area per vCPU does not fit in the areas' page");
+_Static_assert(MINIVMM_MAX_VCPUS * MINIVMM_LAT_MAX_SAMPLES * sizeof(__u32) <=
+	       GUEST_SAMPLES_BYTES,
+	       "the latency samples of all vCPUs do not fit in guest memory");
 
 struct vm {
 	struct options opts;
@@ -47,6 +52,9 @@ struct vm {
 	struct kvm kvm;
 	struct kvm_cpu cpus[MINIVMM_MAX_VCPUS];
 	struct tid_stats stats[MINIVMM_MAX_VCPUS];
+	struct latency_stats latency[MINIVMM_MAX_VCPUS];
+	unsigned long long samples_max;	/* latency: per vCPU */
+	struct kvm_cpu_gate gate;	/* --vcpu-fifo */
 	unsigned int nr_cpus;		/* created with KVM_CREATE_VCPU */
 	unsigned int nr_started;	/* threads running or to join */
 	int stop;			/* kick: all vCPU threads get out */
@@ -149,13 +157,24 @@ static int vm__load_payload(struct vm *vm)
 		return EXIT_USAGE;
 	}
 	if (vm->opts.wait && pi && !pi->irq_flags) {
-		pr_err("--wait: payload %s has no choice of wait (only irq, or a payload file of another name)",
+		pr_err("--wait: payload %s has no choice of wait (only irq, latency, or a payload file of another name)",
 		       pi->name);
 		return EXIT_USAGE;
 	}
 	if (vm->opts.boost_irq && pi && !pi->irq_flags) {
-		pr_err("--boost-irq: payload %s raises no PVSCHED_GUEST_BOOST_IRQ (only irq, or a payload file of another name)",
+		pr_err("--boost-irq: payload %s raises no PVSCHED_GUEST_BOOST_IRQ (only irq, latency, or a payload file of another name)",
 		       pi->name);
+		return EXIT_USAGE;
+	}
+	if (vm->opts.boost && pi && !pi->latency) {
+		pr_err("--boost: payload %s raises no PVSCHED_GUEST_BOOST around its waits (only latency)",
+		       pi->name);
+		return EXIT_USAGE;
+	}
+	if (vm->opts.iterations > MINIVMM_LAT_MAX_SAMPLES && pi &&
+	    pi->latency) {
+		pr_err("--iterations: payload %s keeps at most %llu samples per vCPU",
+		       pi->name, MINIVMM_LAT_MAX_SAMPLES);
 		return EXIT_USAGE;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -188,6 +207,17 @@ static int vm__load_payload(struct vm *vm)
 	return EXIT_OK;
 }
 
+static __u64 vm__flags(const struct vm *vm)
+{
+	const struct report *r = &vm->report;
+
+	return (r->wait == IRQ_WAIT_SPIN ? MINIVMM_IRQ_SPIN : 0) |
+	       (r->boost_irq ? MINIVMM_IRQ_BOOST_IRQ : 0) |
+	       (r->boost == LAT_BOOST_WAIT ? MINIVMM_LAT_BOOST_WAIT : 0) |
+	       (r->boost == LAT_BOOST_HOLD ? MINIVMM_LAT_BOOST_HOLD : 0);
+}
+
+/* params.period_tsc comes later, from the first vCPU's TSC frequency. */
 static void vm__fill_params(struct vm *vm)
 {
 	struct minivmm_params *p = kvm__params(&vm->kvm);
@@ -200,8 +230,26 @@ static void vm__fill_params(struct vm *vm)
 	p->stop = 0;
 	p->pvsched_area_gpa = 0;	/* vm__pvsched_areas() sets it */
 	p->busy_loops = vm->report.busy_loops;
-	p->flags = (vm->report.wait == IRQ_WAIT_SPIN ? MINIVMM_IRQ_SPIN : 0) |
-		   (vm->report.boost_irq ? MINIVMM_IRQ_BOOST_IRQ : 0);
+	p->flags = vm__flags(vm);
+	p->period_tsc = 0;
+	p->samples_gpa = vm->samples_max ? GUEST_SAMPLES_GPA : 0;
+	p->samples_max = vm->samples_max;
+}
+
+/*
+ * The latency payload's TSC-deadline period: --period-us in ticks of the
+ * vCPUs' TSC, whose frequency KVM gives per vCPU (all the same here: the
+ * VM's default); the report converts the samples back with it.
+ */
+static int vm__latency_params(struct vm *vm)
+{
+	unsigned long long khz;
+
+	if (kvm_cpu__get_tsc_khz(&vm->cpus[0], &khz))
+		return EXIT_FAILED;
+	vm->report.tsc_khz = khz;
+	kvm__params(&vm->kvm)->period_tsc = vm->report.period_us * khz / 1000;
+	return EXIT_OK;
 }
 
 /*
@@ -240,13 +288,17 @@ static int vm__create(struct vm *vm)
 	ret = kvm__open(&vm->kvm);
 	if (!ret)
 		ret = kvm__check_caps(&vm->kvm, vm->info->irqchip,
-				      !vm->opts.no_pvsched, vm->opts.nr_vcpus);
+				      !vm->opts.no_pvsched, vm->info->latency,
+				      vm->opts.nr_vcpus);
 	if (ret == -ENOTTY)
 		return EXIT_NO_PVSCHED;
 	if (!ret)
 		ret = kvm__create_vm(&vm->kvm, vm->info->irqchip);
 	if (ret)
 		return EXIT_FAILED;
+	/* Without it the guest fails with FAIL_NO_TSC_DEADLINE. */
+	if (vm->info->latency)
+		vm->kvm.tsc_deadline = kvm__has_tsc_deadline(&vm->kvm);
 
 	memcpy(kvm__gpa_to_hva(&vm->kvm, MINIVMM_LOAD_GPA, vm->image_size),
 	       vm->image, vm->image_size);
@@ -257,6 +309,8 @@ static int vm__create(struct vm *vm)
 		if (kvm_cpu__init(&vm->cpus[i], &vm->kvm, i))
 			return EXIT_FAILED;
 	}
+	if (vm->info->latency && vm__latency_params(vm))
+		return EXIT_FAILED;
 	return vm__pvsched_areas(vm);
 }
 
@@ -330,6 +384,37 @@ static void vm__stop_vcpus(struct vm *vm)
 		kvm_cpu__kick(&vm->cpus[i]);
 }
 
+static void vm__join(struct vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_started; i++)
+		pthread_join(vm->cpus[i].thread, NULL);
+}
+
+/*
+ * --vcpu-fifo: the started threads wait at the gate, their thread ids
+ * known; make each SCHED_FIFO, then open the gate. If one cannot be (or a
+ * thread could not be created, @err), none runs the guest: they leave at
+ * the gate, are joined, and there is no report.
+ */
+static int vm__vcpu_fifo(struct vm *vm, int err)
+{
+	unsigned int i;
+
+	kvm_cpu__gate_wait(&vm->gate, vm->nr_started);
+	for (i = 0; i < vm->nr_started && !err; i++)
+		err = kvm_cpu__set_fifo(&vm->cpus[i], vm->opts.vcpu_fifo);
+	if (err)
+		__atomic_store_n(&vm->stop, 1, __ATOMIC_SEQ_CST);
+	kvm_cpu__gate_open(&vm->gate);
+	if (err) {
+		vm__join(vm);
+		vm->nr_started = 0;
+	}
+	return err;
+}
+
 /* vCPU threads inherit a mask blocking SIGINT/SIGTERM: we handle those. */
 static int vm__start_vcpus(struct vm *vm)
 {
@@ -337,6 +422,9 @@ static int vm__start_vcpus(struct vm *vm)
 	struct kvm_cpu *cpu;
 	unsigned int i;
 	int err = 0;
+
+	if (vm->opts.vcpu_fifo)
+		kvm_cpu__gate_init(&vm->gate);
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
@@ -347,6 +435,7 @@ static int vm__start_vcpus(struct vm *vm)
 		cpu = &vm->cpus[i];
 		cpu->stop = &vm->stop;
 		cpu->nr_running = &vm->nr_running;
+		cpu->gate = vm->opts.vcpu_fifo ? &vm->gate : NULL;
 		__atomic_add_fetch(&vm->nr_running, 1, __ATOMIC_SEQ_CST);
 		err = pthread_create(&cpu->thread, NULL, kvm_cpu__thread, cpu);
 		if (err) {
@@ -359,6 +448,8 @@ static int vm__start_vcpus(struct vm *vm)
 		vm->nr_started++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (vm->opts.vcpu_fifo)
+		err = vm__vcpu_fifo(vm, err);
 	return err ? EXIT_FAILED : EXIT_OK;
 }
 
@@ -442,14 +533,6 @@ static void vm__main_loop(struct vm *vm)
 	vm->report.elapsed = now() - vm->t_start;
 }
 
-static void vm__join(struct vm *vm)
-{
-	unsigned int i;
-
-	for (i = 0; i < vm->nr_started; i++)
-		pthread_join(vm->cpus[i].thread, NULL);
-}
-
 /*
  * pvsched_count's debugfs first, then the BPF map; "-" for the rest, and
  * for all with --no-pvsched.
@@ -477,6 +560,33 @@ static void vm__read_stats(struct vm *vm)
 		       strerror(-ret));
 }
 
+/*
+ * The latency samples a vCPU stored: as many as it reported DONE (its last
+ * PROGRESS if it did not finish), up to the room it had.
+ */
+static void vm__read_latency(struct vm *vm)
+{
+	const struct kvm_cpu *cpu;
+	unsigned long long n;
+	unsigned int i;
+	__u32 *ticks;
+
+	for (i = 0; i < vm->nr_started; i++) {
+		cpu = &vm->cpus[i];
+		n = cpu->state == KVM_CPU_DONE ? cpu->done : cpu->progress;
+		if (n > vm->samples_max)
+			n = vm->samples_max;
+		ticks = kvm__gpa_to_hva(&vm->kvm, GUEST_SAMPLES_GPA +
+					i * vm->samples_max * sizeof(*ticks),
+					n * sizeof(*ticks));
+		if (!ticks || latency__stats(ticks, n, vm->report.tsc_khz,
+					     &vm->latency[i]))
+			pr_err("warning: vcpu%u: cannot compute the latency statistics",
+			       i);
+	}
+	vm->report.latency = vm->latency;
+}
+
 static void vm__report(struct vm *vm)
 {
 	struct report *r = &vm->report;
@@ -492,6 +602,8 @@ static void vm__report(struct vm *vm)
 	if (!vm->opts.no_pvsched)
 		r->final_ok = !pvsched__get(vm->kvm.vm_fd, r->final);
 	vm__read_stats(vm);
+	if (vm->info->latency)
+		vm__read_latency(vm);
 	r->opts = &vm->opts;
 	r->payload = vm->payload_path;
 	r->cpus = vm->cpus;
@@ -523,13 +635,18 @@ static int vm__run(struct vm *vm)
 	vm->report.iterations = o->seconds ? 0 :
 				o->iterations ?: vm->info->iterations;
 	if (vm->info->timer)
-		vm->report.period_us = o->period_us ?: MINIVMM_DEFAULT_PERIOD_US;
+		vm->report.period_us = o->period_us ?: vm->info->period_us;
 	if (vm->info->busy)
 		vm->report.busy_loops = o->busy_loops ?:
 					MINIVMM_DEFAULT_BUSY_LOOPS;
 	if (vm->info->irq_flags) {
 		vm->report.wait = o->wait ?: IRQ_WAIT_HALT;
 		vm->report.boost_irq = o->boost_irq;
+	}
+	if (vm->info->latency) {
+		vm->report.boost = o->boost;
+		vm->samples_max = vm->report.iterations ?:
+				  MINIVMM_LAT_MAX_SAMPLES;
 	}
 	kvm__init(&vm->kvm);
 	vm__fail(vm, vm__create(vm));

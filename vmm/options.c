@@ -26,6 +26,8 @@ enum {
 	OPT_BUSY_LOOPS,
 	OPT_WAIT,
 	OPT_BOOST_IRQ,
+	OPT_BOOST,
+	OPT_VCPU_FIFO,
 	OPT_SWITCH,
 	OPT_LIST_DRIVERS,
 	OPT_JSON,
@@ -43,6 +45,8 @@ static const struct option long_options[] = {
 	{ "busy-loops",	  required_argument, NULL, OPT_BUSY_LOOPS },
 	{ "wait",	  required_argument, NULL, OPT_WAIT },
 	{ "boost-irq",	  no_argument,	     NULL, OPT_BOOST_IRQ },
+	{ "boost",	  required_argument, NULL, OPT_BOOST },
+	{ "vcpu-fifo",	  required_argument, NULL, OPT_VCPU_FIFO },
 	{ "switch",	  required_argument, NULL, OPT_SWITCH },
 	{ "list-drivers", no_argument,	     NULL, OPT_LIST_DRIVERS },
 	{ "json",	  no_argument,	     NULL, OPT_JSON },
@@ -68,37 +72,50 @@ void options__usage(FILE *f)
 "  --no-area            do not register the vCPUs' shared areas: drivers\n"
 "                       get none (the cost of one, for make bench)\n"
 "  --vcpus=N            number of vCPUs, 1..%d (default 1)\n"
-"  --payload=NAME|PATH  guest payload (default io): io, halt, cpuid, boost\n"
-"                       or irq, found as NAME.bin next to the minivmm\n"
-"                       binary, then in ../guest-payload/ relative to it,\n"
-"                       then in /usr/share/minivmm/; anything with a '/' is\n"
-"                       a path\n"
+"  --payload=NAME|PATH  guest payload (default io): io, halt, cpuid, boost,\n"
+"                       irq or latency, found as NAME.bin next to the\n"
+"                       minivmm binary, then in ../guest-payload/ relative\n"
+"                       to it, then in /usr/share/minivmm/; anything with a\n"
+"                       '/' is a path\n"
 "  --iterations=N       guest iterations per vCPU (default): io port writes\n"
 "                       (100000), cpuid CPUIDs (1000000), halt timer ticks\n"
 "                       (1000), boost bursts, one per tick (100), irq timer\n"
-"                       ticks (1000)\n"
+"                       ticks (1000), latency samples (2000, at most %llu)\n"
 "  --seconds=S          run S seconds instead (decimals allowed), then ask\n"
 "                       the guest to stop; excludes --iterations\n"
-"  --period-us=N        halt, boost and irq payloads: LAPIC timer period in\n"
-"                       microseconds, 1..%llu (default %llu, the timer count\n"
-"                       is N * %llu); also passed to a payload given by a\n"
-"                       path of another name; a usage error with io or cpuid\n"
-"                       (no timer)\n"
+"  --period-us=N        halt, boost, irq and latency payloads: timer period\n"
+"                       in microseconds, 1..%llu (default %llu, latency\n"
+"                       %llu; the LAPIC timer count is N * %llu, the\n"
+"                       latency payload's TSC-deadline period N * tsc_khz /\n"
+"                       1000); also passed to a payload given by a path of\n"
+"                       another name; a usage error with io or cpuid (no\n"
+"                       timer)\n"
 "  --busy-loops=N       boost payload: iterations of the busy loop it runs\n"
 "                       boosted per burst, 1..%llu (default %llu); also\n"
 "                       passed to a payload file of another name; a usage\n"
-"                       error with irq, io, halt or cpuid\n"
-"  --wait=halt|spin     irq payload: how the guest waits for each tick,\n"
-"                       \"sti; hlt\" (halt, the default) or a spin with\n"
-"                       interrupts on (spin); also passed to a payload file\n"
-"                       of another name; a usage error with io, halt, cpuid\n"
-"                       or boost\n"
-"  --boost-irq          irq payload: the guest raises PVSCHED_GUEST_BOOST_IRQ\n"
-"                       in its pvsched area, asking the driver for a boost\n"
-"                       to take its interrupts; also passed to a payload\n"
-"                       file of another name; a usage error with io, halt,\n"
-"                       cpuid or boost, and with --no-area or --no-pvsched\n"
-"                       (no area then)\n"
+"                       error with irq, latency, io, halt or cpuid\n"
+"  --wait=halt|spin     irq and latency payloads: how the guest waits for\n"
+"                       each tick or sample: \"sti; hlt\" (halt, the default)\n"
+"                       or a spin with interrupts on (spin); also passed to\n"
+"                       a payload file of another name; a usage error with\n"
+"                       io, halt, cpuid or boost\n"
+"  --boost-irq          irq and latency payloads: the guest raises\n"
+"                       PVSCHED_GUEST_BOOST_IRQ in its pvsched area, asking\n"
+"                       the driver for a boost to take its interrupts; also\n"
+"                       passed to a payload file of another name; a usage\n"
+"                       error with io, halt, cpuid or boost, and with\n"
+"                       --no-area or --no-pvsched (no area then)\n"
+"  --boost=wait|hold    latency payload: the guest raises PVSCHED_GUEST_BOOST\n"
+"                       in its pvsched area around each wait for a sample\n"
+"                       (wait) or for the whole run (hold, to show the\n"
+"                       host's throttle); a usage error with any other\n"
+"                       payload, and with --no-area or --no-pvsched\n"
+"  --vcpu-fifo=PRIO     before the vCPUs run, make each vCPU thread\n"
+"                       SCHED_FIFO at PRIO, 1..%d (sched_setscheduler(), as\n"
+"                       chrt -f does): the static real-time baseline; needs\n"
+"                       CAP_SYS_NICE or RLIMIT_RTPRIO (EPERM: exit status\n"
+"                       %d); a vCPU that spins holds its CPU as long as RT\n"
+"                       throttling lets it\n"
 "  --switch=NAME@S      replace the driver with NAME S seconds after the\n"
 "                       vCPUs start (@S alone unassigns); repeatable, up\n"
 "                       to %d times\n"
@@ -117,14 +134,21 @@ void options__usage(FILE *f)
 "gets a pvsched area (KVM_SET_PVSCHED_AREA); the report shows its boost\n"
 "counters as the driver left them.\n"
 "\n"
+"The latency payload measures, per vCPU, how late its TSC-deadline timer\n"
+"interrupt arrives (as cyclictest does); the report gives min, mean, p50,\n"
+"p99, p99.9, max and a histogram, in ns of the vCPU's TSC\n"
+"(KVM_GET_TSC_KHZ).\n"
+"\n"
 "Exit status: %d ok, %d usage error, %d kernel without pvsched support (a\n"
 "run with --no-pvsched never gives it), %d any other failure (KVM, guest,\n"
 "unknown driver, KVM_SET_PVSCHED_AREA, EPERM for a driver that changes\n"
-"scheduling without CAP_SYS_NICE), 128+N stopped by signal N (SIGINT,\n"
-"SIGTERM).\n",
-		MINIVMM_MAX_VCPUS, MINIVMM_MAX_PERIOD_US,
-		MINIVMM_DEFAULT_PERIOD_US, MINIVMM_TIMER_COUNT_PER_US,
+"scheduling without CAP_SYS_NICE, --vcpu-fifo refused), 128+N stopped by\n"
+"signal N (SIGINT, SIGTERM).\n",
+		MINIVMM_MAX_VCPUS, MINIVMM_LAT_MAX_SAMPLES,
+		MINIVMM_MAX_PERIOD_US, MINIVMM_DEFAULT_PERIOD_US,
+		MINIVMM_LAT_PERIOD_US, MINIVMM_TIMER_COUNT_PER_US,
 		MINIVMM_MAX_BUSY_LOOPS, MINIVMM_DEFAULT_BUSY_LOOPS,
+		MINIVMM_MAX_FIFO_PRIO, EXIT_FAILED,
 		MINIVMM_MAX_SWITCHES, EXIT_OK, EXIT_USAGE,
 		EXIT_NO_PVSCHED, EXIT_FAILED);
 }
@@ -225,6 +249,33 @@ const char *options__wait_name(enum irq_wait wait)
 	if ((unsigned int)wait >= ARRAY_SIZE(wait_names))
 		return NULL;
 	return wait_names[wait];
+}
+
+static const char *const boost_names[] = {
+	[LAT_BOOST_WAIT] = "wait",
+	[LAT_BOOST_HOLD] = "hold",
+};
+
+/* --boost's value: wait or hold. */
+int options__parse_boost(const char *s, enum lat_boost *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(boost_names); i++) {
+		if (boost_names[i] && !strcmp(s, boost_names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* "wait" or "hold"; NULL for LAT_BOOST_NONE. */
+const char *options__boost_name(enum lat_boost boost)
+{
+	if ((unsigned int)boost >= ARRAY_SIZE(boost_names))
+		return NULL;
+	return boost_names[boost];
 }
 
 static void options__defaults(struct options *opts)
@@ -347,6 +398,23 @@ static int options__one(struct options *opts, int c, const char *arg,
 	case OPT_BOOST_IRQ:
 		opts->boost_irq = true;
 		return 0;
+	case OPT_BOOST:
+		if (options__parse_boost(arg, &opts->boost)) {
+			fprintf(err,
+				"minivmm: --boost: '%s' is not wait or hold\n",
+				arg);
+			return -1;
+		}
+		return 0;
+	case OPT_VCPU_FIFO:
+		if (options__parse_count(arg, MINIVMM_MAX_FIFO_PRIO, &n)) {
+			fprintf(err,
+				"minivmm: --vcpu-fifo: '%s' is not in 1..%d (a SCHED_FIFO priority)\n",
+				arg, MINIVMM_MAX_FIFO_PRIO);
+			return -1;
+		}
+		opts->vcpu_fifo = n;
+		return 0;
 	case OPT_SWITCH:
 		return options__add_switch(opts, arg, err);
 	case OPT_LIST_DRIVERS:
@@ -383,6 +451,11 @@ static int options__check(const struct options *opts, FILE *err)
 	if (opts->boost_irq && (opts->no_area || opts->no_pvsched)) {
 		fprintf(err,
 			"minivmm: --boost-irq: no pvsched area with %s\n",
+			opts->no_pvsched ? "--no-pvsched" : "--no-area");
+		return -1;
+	}
+	if (opts->boost && (opts->no_area || opts->no_pvsched)) {
+		fprintf(err, "minivmm: --boost: no pvsched area with %s\n",
 			opts->no_pvsched ? "--no-pvsched" : "--no-area");
 		return -1;
 	}

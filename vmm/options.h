@@ -21,6 +21,13 @@
 #define MINIVMM_DEFAULT_PERIOD_US	1000ULL
 #define MINIVMM_MAX_PERIOD_US		(0xffffffffULL / MINIVMM_TIMER_COUNT_PER_US)
 
+/* The latency payload: its default period, its samples per vCPU. */
+#define MINIVMM_LAT_PERIOD_US		500ULL
+#define MINIVMM_LAT_MAX_SAMPLES		65536ULL
+
+/* --vcpu-fifo: a SCHED_FIFO priority. */
+#define MINIVMM_MAX_FIFO_PRIO		99
+
 /* The boost payload's busy loop, run boosted once per iteration. */
 #define MINIVMM_DEFAULT_BUSY_LOOPS	10000ULL
 #define MINIVMM_MAX_BUSY_LOOPS		1000000000ULL
@@ -30,6 +37,13 @@ enum irq_wait {
 	IRQ_WAIT_UNSET,			/* not given: halt, for irq */
 	IRQ_WAIT_HALT,			/* "sti; hlt" */
 	IRQ_WAIT_SPIN,			/* spin with interrupts on */
+};
+
+/* --boost: when the latency payload raises PVSCHED_GUEST_BOOST. */
+enum lat_boost {
+	LAT_BOOST_NONE,			/* never */
+	LAT_BOOST_WAIT,			/* around each wait */
+	LAT_BOOST_HOLD,			/* for the whole run */
 };
 
 /* Exit statuses (documented in --help and README.md). */
@@ -57,6 +71,8 @@ struct options {
 	unsigned long long busy_loops;	/* --busy-loops, 0: not given */
 	enum irq_wait wait;		/* --wait */
 	bool boost_irq;			/* --boost-irq */
+	enum lat_boost boost;		/* --boost */
+	unsigned int vcpu_fifo;		/* --vcpu-fifo, 0: not given */
 	struct pvsched_switch switches[MINIVMM_MAX_SWITCHES];
 	unsigned int nr_switches;	/* sorted by time */
 	bool list_drivers;
@@ -81,5 +97,7 @@ int options__parse_name(const char *s, char name[PVSCHED_OPS_NAME_SIZE]);
 int options__parse_switch(const char *s, struct pvsched_switch *sw);
 int options__parse_wait(const char *s, enum irq_wait *out);
 const char *options__wait_name(enum irq_wait wait);
+int options__parse_boost(const char *s, enum lat_boost *out);
+const char *options__boost_name(enum lat_boost boost);
 
 #endif /* MINIVMM_OPTIONS_H */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "layout.h"
+#include "options.h"
 #include "payload.h"
 #include "util.h"
 
@@ -20,22 +21,30 @@ static const struct payload_info payloads[] = {
 	{ .name = "io", .work_port = true,
 	  .iterations = 100000, .progress_every = 10000 },
 	{ .name = "halt", .irqchip = true, .timer = true,
+	  .period_us = MINIVMM_DEFAULT_PERIOD_US,
 	  .iterations = 1000, .progress_every = 250 },
 	{ .name = "cpuid",
 	  .iterations = 1000000, .progress_every = 100000 },
 	{ .name = "boost", .irqchip = true, .work_port = true, .timer = true,
-	  .busy = true, .iterations = 100, .progress_every = 25 },
+	  .busy = true, .period_us = MINIVMM_DEFAULT_PERIOD_US,
+	  .iterations = 100, .progress_every = 25 },
 	{ .name = "irq", .irqchip = true, .timer = true, .irq_flags = true,
+	  .period_us = MINIVMM_DEFAULT_PERIOD_US,
 	  .iterations = 1000, .progress_every = 250 },
+	{ .name = "latency", .irqchip = true, .timer = true, .irq_flags = true,
+	  .latency = true, .period_us = MINIVMM_LAT_PERIOD_US,
+	  .iterations = 2000, .progress_every = 500 },
 };
 
 /*
  * Any other file: give it an irqchip and a timer count, in case it uses the
- * LAPIC, a busy loop length and the irq payload's flags.
+ * LAPIC, a busy loop length and the irq payload's flags. Not the latency
+ * payload's samples: minivmm would report whatever is in their memory.
  */
 static const struct payload_info payload_other = {
 	.name = "other", .irqchip = true, .timer = true, .busy = true,
-	.irq_flags = true, .iterations = 100000, .progress_every = 10000,
+	.irq_flags = true, .period_us = MINIVMM_DEFAULT_PERIOD_US,
+	.iterations = 100000, .progress_every = 10000,
 };
 
 /*
@@ -62,7 +71,7 @@ const struct payload_info *payload__info(const char *name_or_path)
 
 const char *payload__names(void)
 {
-	return "io, halt, cpuid, boost, irq";
+	return "io, halt, cpuid, boost, irq, latency";
 }
 
 /* Search order: next to the binary, ../guest-payload/, the system dir. */
@@ -109,7 +118,7 @@ int payload__resolve(const char *name, const struct payload_dirs *dirs,
 /* Room between the load address and the lowest vCPU stack. */
 size_t payload__max_size(unsigned int nr_vcpus)
 {
-	return GUEST_MEM_SIZE - nr_vcpus * GUEST_STACK_SIZE - MINIVMM_LOAD_GPA;
+	return GUEST_STACK_TOP - nr_vcpus * GUEST_STACK_SIZE - MINIVMM_LOAD_GPA;
 }
 
 static int payload__read_all(int fd, void *dst, size_t size)

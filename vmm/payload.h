@@ -21,6 +21,8 @@ struct payload_info {
 	bool timer;			/* gets params.timer_count (--period-us) */
 	bool busy;			/* gets params.busy_loops */
 	bool irq_flags;			/* gets params.flags (MINIVMM_IRQ_*) */
+	bool latency;			/* samples, period_tsc, --boost */
+	unsigned long long period_us;	/* default --period-us, with a timer */
 	unsigned long long iterations;	/* default iteration count */
 	unsigned long long progress_every;
 };

@@ -44,6 +44,12 @@ static void report__text_header(FILE *f, const struct report *r)
 		fprintf(f, ", wait %s", options__wait_name(r->wait));
 	if (r->boost_irq)
 		fprintf(f, ", boost-irq");
+	if (r->boost)
+		fprintf(f, ", boost %s", options__boost_name(r->boost));
+	if (o->vcpu_fifo)
+		fprintf(f, ", vcpu-fifo %u", o->vcpu_fifo);
+	if (r->tsc_khz)
+		fprintf(f, ", TSC %llu kHz", r->tsc_khz);
 	fprintf(f, ", ran %.3f s: ", r->elapsed);
 	if (r->signal)
 		fprintf(f, "stopped by signal %d\n", r->signal);
@@ -92,6 +98,18 @@ static void report__text_area(FILE *f, const struct kvm_cpu *cpu)
 		a->boosts, a->unboosts, a->throttles,
 		(unsigned long long)a->boosted_ns, a->host_flags,
 		cpu->boost_seen);
+}
+
+/* The latency payload's statistics of a vCPU, in us. */
+static void report__text_latency(FILE *f, const struct kvm_cpu *cpu,
+				 const struct latency_stats *l)
+{
+	fprintf(f, "vcpu%u: latency %llu samples", cpu->id, l->samples);
+	if (l->samples)
+		fprintf(f, ": min %.1f, mean %.1f, p50 %.1f, p99 %.1f, p99.9 %.1f, max %.1f us",
+			l->min_ns / 1e3, l->mean_ns / 1e3, l->p50_ns / 1e3,
+			l->p99_ns / 1e3, l->p999_ns / 1e3, l->max_ns / 1e3);
+	fputc('\n', f);
 }
 
 static void report__text_counts(FILE *f, const struct tid_stats *s)
@@ -171,6 +189,8 @@ void report__text(FILE *f, const struct report *r)
 	}
 	for (i = 0; i < r->nr_cpus; i++)
 		report__text_area(f, &r->cpus[i]);
+	for (i = 0; r->latency && i < r->nr_cpus; i++)
+		report__text_latency(f, &r->cpus[i], &r->latency[i]);
 }
 
 void report__json_string(FILE *f, const char *s)
@@ -255,8 +275,40 @@ static void report__json_area(FILE *f, const struct kvm_cpu *cpu)
 		(unsigned long long)a->boosted_ns, cpu->boost_seen);
 }
 
+/*
+ * "latency": the latency payload's statistics, null for the others; the
+ * ns values null without samples.
+ */
+static void report__json_latency(FILE *f, const struct kvm_cpu *cpu,
+				 const struct latency_stats *l)
+{
+	unsigned int i;
+
+	if (!l) {
+		fprintf(f, ",\"latency\":null");
+		return;
+	}
+	fprintf(f, ",\"latency\":{\"samples\":%llu,", l->samples);
+	if (l->samples)
+		fprintf(f,
+			"\"min_ns\":%llu,\"mean_ns\":%llu,\"p50_ns\":%llu,"
+			"\"p99_ns\":%llu,\"p999_ns\":%llu,\"max_ns\":%llu,",
+			l->min_ns, l->mean_ns, l->p50_ns, l->p99_ns,
+			l->p999_ns, l->max_ns);
+	else
+		fprintf(f,
+			"\"min_ns\":null,\"mean_ns\":null,\"p50_ns\":null,"
+			"\"p99_ns\":null,\"p999_ns\":null,\"max_ns\":null,");
+	fprintf(f, "\"boost_seen\":%llu,\"hist\":[", cpu->boost_seen);
+	for (i = 0; i < l->nr_buckets; i++)
+		fprintf(f, "%s[%llu,%llu]", i ? "," : "", l->hist[i].le_ns,
+			l->hist[i].count);
+	fprintf(f, "]}");
+}
+
 static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
-			      const struct tid_stats *s)
+			      const struct tid_stats *s,
+			      const struct latency_stats *l)
 {
 	const struct pvsched_counts *c = &s->counts;
 
@@ -285,6 +337,7 @@ static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
 			fprintf(f, "null}");
 	}
 	report__json_area(f, cpu);
+	report__json_latency(f, cpu, l);
 	fputc('}', f);
 }
 
@@ -316,6 +369,18 @@ void report__json(FILE *f, const struct report *r)
 	else
 		fprintf(f, "\"wait\":null,");
 	fprintf(f, "\"boost_irq\":%s,", r->boost_irq ? "true" : "false");
+	if (r->boost)
+		fprintf(f, "\"boost\":\"%s\",", options__boost_name(r->boost));
+	else
+		fprintf(f, "\"boost\":null,");
+	if (r->opts->vcpu_fifo)
+		fprintf(f, "\"vcpu_fifo\":%u,", r->opts->vcpu_fifo);
+	else
+		fprintf(f, "\"vcpu_fifo\":null,");
+	if (r->tsc_khz)
+		fprintf(f, "\"tsc_khz\":%llu,", r->tsc_khz);
+	else
+		fprintf(f, "\"tsc_khz\":null,");
 	report__json_driver(f, r);
 	report__json_switches(f, r);
 	fprintf(f, ",\"pvsched_area\":\"%s\",\"vcpu\":[",
@@ -323,7 +388,8 @@ void report__json(FILE *f, const struct report *r)
 	for (i = 0; i < r->nr_cpus; i++) {
 		if (i)
 			fputc(',', f);
-		report__json_vcpu(f, &r->cpus[i], &r->stats[i]);
+		report__json_vcpu(f, &r->cpus[i], &r->stats[i],
+				  r->latency ? &r->latency[i] : NULL);
 	}
 	fprintf(f, "]}\n");
 }

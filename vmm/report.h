@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "kvm-cpu.h"
+#include "latency.h"
 #include "options.h"
 #include "stats.h"
 
@@ -43,6 +44,8 @@ struct report {
 	unsigned long long busy_loops;	/* boost loop length, 0: payload without */
 	enum irq_wait wait;		/* IRQ_WAIT_UNSET: payload without */
 	bool boost_irq;			/* irq payload raises GUEST_BOOST_IRQ */
+	enum lat_boost boost;		/* latency payload's --boost */
+	unsigned long long tsc_khz;	/* latency: KVM_GET_TSC_KHZ, else 0 */
 	double elapsed;			/* seconds the vCPUs ran */
 	char initial[PVSCHED_OPS_NAME_SIZE];	/* when the VM was created */
 	char final[PVSCHED_OPS_NAME_SIZE];	/* at the end */
@@ -52,6 +55,7 @@ struct report {
 	enum area_status area;
 	const struct kvm_cpu *cpus;
 	const struct tid_stats *stats;	/* one per vCPU */
+	const struct latency_stats *latency;	/* one per vCPU, or NULL */
 	unsigned int nr_cpus;
 	bool ok;			/* every vCPU passed its checks */
 	int signal;			/* stopped by this signal, or 0 */

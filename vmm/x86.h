@@ -36,5 +36,6 @@
 
 #define CPUID_LEAF_FEATURES	1
 #define CPUID_APIC_ID_SHIFT	24	/* in CPUID.1:EBX */
+#define CPUID_1_ECX_TSC_DEADLINE	(1U << 24)	/* TSC-deadline timer */
 
 #endif /* MINIVMM_X86_H */

@@ -20,16 +20,19 @@ UCALL_PORT, WORK_PORT = 0x510, 0x511
 MAGIC = 0x534d56696e694d00
 LAPIC = 0xfee00000
 
+VCPU_AREA_SIZE = 64     # payload.h
+
 class Vm:
     def __init__(self, name, iterations, progress_every, vcpu=0, nr=1, timer=1000000,
-                 area=0, busy=0, flags=0):
+                 area=0, busy=0, flags=0, period_tsc=0, samples=0, samples_max=0):
         self.uc = uc = Uc(UC_ARCH_X86, UC_MODE_64)
         uc.mem_map(0, MEM)
         uc.mem_map(LAPIC, 0x1000)
         img = open(GP + name + '.bin', 'rb').read()
         uc.mem_write(LOAD, img)
-        uc.mem_write(PARAMS, struct.pack('<QQQQIIQQQ', MAGIC, iterations, progress_every, timer, nr, 0,
-                                         area, busy, flags))
+        uc.mem_write(PARAMS, struct.pack('<QQQQIIQQQQQQ', MAGIC, iterations, progress_every, timer,
+                                         nr, 0, area, busy, flags, period_tsc, samples,
+                                         samples_max))
         # GDT like minivmm
         uc.mem_write(0x1000, struct.pack('<QQQ', 0, 0x00af9b000000ffff, 0x00cf93000000ffff))
         uc.reg_write(UC_X86_REG_GDTR, (0, 0x1000, 23, 0))
@@ -48,6 +51,7 @@ class Vm:
         self.fail = None
         self.lapic = {}
         self.stopped = False
+        self.on_ucall = None    # called with (vm, cmd, arg) at each ucall
         uc.hook_add(UC_HOOK_INSN, self.on_out, None, 1, 0, UC_X86_INS_OUT)
         uc.hook_add(UC_HOOK_MEM_WRITE, self.on_lapic, None, LAPIC, LAPIC + 0xfff)
         self.rip = LOAD
@@ -63,6 +67,8 @@ class Vm:
             self.work += 1
         elif port == UCALL_PORT and size == 4:
             cmd, arg = struct.unpack('<QQ', uc.mem_read(value, 16))
+            if self.on_ucall:
+                self.on_ucall(self, cmd, arg)
             if cmd == 1:
                 self.progress.append(arg)
             elif cmd == 2:
@@ -326,7 +332,7 @@ def run_to_wait(vm):
 
 def vcpu_ticks(vm):
     rsp0 = MEM - vm.vcpu * 16384
-    return struct.unpack('<Q', vm.uc.mem_read(rsp0 - 48 + 16, 8))[0]
+    return struct.unpack('<Q', vm.uc.mem_read(rsp0 - VCPU_AREA_SIZE + 16, 8))[0]
 
 def deliver_irq(vm, ret, dup=False):
     """The timer vector, returning to @ret with the current RFLAGS; with
@@ -455,5 +461,226 @@ while not vm.stopped:
 assert vm.done == 2 and vm.boost_seen == [] and vm.areas == [], (vm.done, vm.boost_seen)
 assert vcpu_ticks(vm) == 2
 print('halt with an area: no BOOST_SEEN, DONE(2) ok')
+
+# latency: the TSC, CPUID and WRMSR played here (a code hook: unicorn
+# cannot hook RDTSC or WRMSR, and its own IA32_TSC_DEADLINE goes nowhere).
+# Each sample: RDTSC, WRMSR(IA32_TSC_DEADLINE, TSC + period), a wait; the
+# "host" then moves the TSC to deadline + latency and delivers the timer
+# vector, whose handler stores the latency (0 if negative, saturated to 32
+# bits) while the array has room.
+LAT_BOOST_WAIT, LAT_BOOST_HOLD = 4, 8
+GUEST_BOOST = 1
+MSR_TSC_DEADLINE = 0x6e0
+SAMPLES = 0x200000
+PERIOD = 1000
+
+def latency_vm(n, every, vcpu=0, nr=1, area=AREA_BASE, flags=0, period=PERIOD,
+               samples=SAMPLES, samples_max=16, tsc_deadline=True):
+    vm = Vm('latency', n, every, vcpu=vcpu, nr=nr, area=area, flags=flags,
+            period_tsc=period, samples=samples, samples_max=samples_max)
+    vm.tsc = 1 << 40
+    vm.msrs = []
+    vm.cpuid_1 = 0
+
+    def on_cpuid(uc, data):
+        leaf = uc.reg_read(UC_X86_REG_RAX) & 0xffffffff
+        ecx = (1 << 24) if leaf == 1 and tsc_deadline else 0
+        vm.cpuid_1 += leaf == 1
+        for reg, val in ((UC_X86_REG_RAX, 0), (UC_X86_REG_RBX, 0),
+                         (UC_X86_REG_RCX, ecx), (UC_X86_REG_RDX, 0)):
+            uc.reg_write(reg, val)
+        return 1
+
+    def on_code(uc, addr, size, data):
+        op = uc.mem_read(addr, 2)
+        if op == b'\x0f\x31':                           # rdtsc
+            uc.reg_write(UC_X86_REG_RAX, vm.tsc & 0xffffffff)
+            uc.reg_write(UC_X86_REG_RDX, vm.tsc >> 32)
+            uc.reg_write(UC_X86_REG_RIP, addr + 2)
+        elif op == b'\x0f\x30':                         # wrmsr
+            ecx = uc.reg_read(UC_X86_REG_RCX) & 0xffffffff
+            val = (uc.reg_read(UC_X86_REG_RAX) & 0xffffffff) | \
+                  (uc.reg_read(UC_X86_REG_RDX) & 0xffffffff) << 32
+            vm.msrs.append((ecx, val))
+            if vm.on_wrmsr:
+                vm.on_wrmsr(vm, ecx, val)
+            uc.reg_write(UC_X86_REG_RIP, addr + 2)
+
+    vm.on_wrmsr = None
+    vm.uc.hook_add(UC_HOOK_INSN, on_cpuid, None, 1, 0, UC_X86_INS_CPUID)
+    vm.uc.hook_add(UC_HOOK_CODE, on_code)
+    return vm
+
+def samples_of(vm, base, count):
+    return list(struct.unpack('<%dI' % count, vm.uc.mem_read(base, 4 * count)))
+
+def run_latency(vm, gpa, lats, boosted=lambda i: 0, dups=(), want='hlt',
+                flags_at_wait=None):
+    """At each wait: check the deadline just armed, the wait kind and the
+    guest flags; then TSC := deadline + lats[i] and the timer vector."""
+    i = 0
+    while not vm.stopped:
+        armed = len(vm.msrs)
+        kind, rip = run_to_wait(vm)
+        if kind is None:
+            break
+        assert kind == want, (kind, want)
+        assert len(vm.msrs) == armed + 1, 'no WRMSR before the wait'
+        msr, deadline = vm.msrs[-1]
+        assert msr == MSR_TSC_DEADLINE and deadline == vm.tsc + PERIOD, (hex(msr), deadline)
+        assert vm.lapic[0x320] == 0x40020, hex(vm.lapic[0x320])
+        if kind == 'spin':
+            before = vcpu_ticks(vm)
+            vm.run(count=30)
+            assert not vm.stopped and vcpu_ticks(vm) == before
+            ret = vm.rip
+        else:
+            ret = rip + 1
+        if gpa:
+            if flags_at_wait is not None:
+                got = area_u32(vm, gpa, GUEST_FLAGS)
+                assert got == flags_at_wait, ('guest flags at a wait', got, flags_at_wait)
+            vm.uc.mem_write(gpa + HOST_FLAGS, struct.pack('<I', boosted(i)))
+        vm.tsc = deadline + lats[i]
+        deliver_irq(vm, ret, dup=i in dups)
+        vm.tsc += 5000          # the guest goes on some time later
+        i += 1
+    return i
+
+# vCPU 1 of 2, 6 samples in an array of 8: late, exactly on time, late,
+# beyond 32 bits (saturated), early (0), late.
+gpa = AREA_BASE + AREA_SIZE
+lats = [5, 0, 123456, 1 << 33, -10, 77]
+vm = latency_vm(6, 2, vcpu=1, nr=2, samples_max=8)
+vm.uc.mem_write(gpa, struct.pack('<I', 1))
+vm.uc.mem_write(gpa + GUEST_FLAGS, struct.pack('<I', 0x80))   # unknown bit
+n = run_latency(vm, gpa, lats, boosted=lambda i: i % 2, flags_at_wait=0x80)
+assert vm.fail is None, vm.fail
+assert n == 6 and vm.done == 6 and vm.progress == [2, 4, 6], (n, vm.done, vm.progress)
+assert vm.areas == [gpa] and vm.boost_seen == [3] and vm.dup_irqs == [], \
+    (vm.areas, vm.boost_seen, vm.dup_irqs)
+assert vm.cpuid_1 == 1
+arr = SAMPLES + 1 * 8 * 4
+assert samples_of(vm, arr, 8) == [5, 0, 123456, 0xffffffff, 0, 77, 0, 0], samples_of(vm, arr, 8)
+assert samples_of(vm, SAMPLES, 8) == [0] * 8, 'vCPU 0\'s array written'
+assert vm.msrs[-1] == (MSR_TSC_DEADLINE, 0) and len(vm.msrs) == 7, vm.msrs[-2:]
+assert vm.lapic[0x320] == 0x10000 and vm.lapic[0xf0] == 0x1ff and 0x3e0 not in vm.lapic
+assert area_u32(vm, gpa, GUEST_FLAGS) == 0x80
+lidt = vm.uc.reg_read(UC_X86_REG_IDTR)
+syms = {}
+for l in subprocess.check_output(['nm', GP + 'latency.elf']).decode().split('\n'):
+    p = l.split()
+    if len(p) == 3: syms[p[2]] = int(p[0], 16)
+assert gate_of(vm, 0x20) == syms['latency_isr'] and gate_of(vm, 0xff) == syms['spurious_isr']
+print('latency: AREA(%#x), 6 samples %s stored as %s, TSC deadline armed each time and '
+      'disarmed at the end, BOOST_SEEN(3), DONE(6) ok' % (gpa, lats, samples_of(vm, arr, 6)))
+
+# No room: samples_max 3 of 5 samples; the rest are counted, not stored.
+vm = latency_vm(5, 0, area=0, samples_max=3)
+n = run_latency(vm, 0, [10, 20, 30, 40, 50])
+assert vm.done == 5 and n == 5 and vm.areas == [0] and vm.boost_seen == [], \
+    (vm.done, n, vm.areas, vm.boost_seen)
+assert samples_of(vm, SAMPLES, 6) == [10, 20, 30, 0, 0, 0], samples_of(vm, SAMPLES, 6)
+assert vm.uc.mem_read(AREA_BASE, AREA_SIZE) == b'\0' * AREA_SIZE
+print('latency without an area, 5 samples, room for 3: %s, DONE(5) ok' % samples_of(vm, SAMPLES, 3))
+
+# The flags: at each WRMSR, at each wait, at each PROGRESS (after the
+# sample) and at the end, which guest flags are up. BOOST_WAIT raises
+# PVSCHED_GUEST_BOOST after the WRMSR, so that the WRMSR's exit shows the
+# driver the last sample's request dropped.
+def check_latency_flags(flags, want_wrmsr, want_wait, want_progress):
+    vm = latency_vm(4, 1, area=AREA_BASE, flags=flags)
+    vm.uc.mem_write(AREA_BASE, struct.pack('<I', 1))
+    seen = {'wrmsr': [], 'progress': []}
+    def on_wrmsr(vm, ecx, val):
+        if val:
+            seen['wrmsr'].append(area_u32(vm, AREA_BASE, GUEST_FLAGS))
+    def on_ucall(vm, cmd, arg):
+        if cmd == 1:
+            seen['progress'].append(area_u32(vm, AREA_BASE, GUEST_FLAGS))
+    vm.on_wrmsr = on_wrmsr
+    vm.on_ucall = on_ucall
+    n = run_latency(vm, AREA_BASE, [1, 2, 3, 4], boosted=lambda i: 1,
+                    want='spin' if flags & IRQ_SPIN else 'hlt', flags_at_wait=want_wait)
+    assert vm.fail is None and n == 4 and vm.done == 4 and vm.boost_seen == [4], \
+        (vm.fail, n, vm.done, vm.boost_seen)
+    assert seen['wrmsr'] == [want_wrmsr] * 4, (flags, seen)
+    assert seen['progress'] == [want_progress] * 4, (flags, seen)
+    assert area_u32(vm, AREA_BASE, GUEST_FLAGS) == 0, 'flags left up'
+    assert samples_of(vm, SAMPLES, 4) == [1, 2, 3, 4]
+
+for flags, wrmsr, wait, progress in (
+        (0, 0, 0, 0),
+        (IRQ_SPIN, 0, 0, 0),
+        (IRQ_BOOST_IRQ, GUEST_BOOST_IRQ, GUEST_BOOST_IRQ, GUEST_BOOST_IRQ),
+        # Down at the WRMSR, whose exit ends the last sample's boost.
+        (LAT_BOOST_WAIT, 0, GUEST_BOOST, 0),
+        (LAT_BOOST_WAIT | IRQ_SPIN, 0, GUEST_BOOST, 0),
+        (LAT_BOOST_HOLD, GUEST_BOOST, GUEST_BOOST, GUEST_BOOST),
+        (LAT_BOOST_HOLD | LAT_BOOST_WAIT, GUEST_BOOST, GUEST_BOOST, GUEST_BOOST),
+        (LAT_BOOST_WAIT | IRQ_BOOST_IRQ, GUEST_BOOST_IRQ, 3, GUEST_BOOST_IRQ)):
+    check_latency_flags(flags, wrmsr, wait, progress)
+    print('latency flags %#x: guest flags %#x at each WRMSR and wait, %#x after each '
+          'sample, 0 at the end ok' % (flags, wrmsr, progress))
+
+# Without an area the flags touch nothing.
+vm = latency_vm(2, 0, area=0, flags=LAT_BOOST_WAIT | LAT_BOOST_HOLD | IRQ_BOOST_IRQ)
+assert run_latency(vm, 0, [1, 2]) == 2 and vm.done == 2 and vm.areas == [0]
+assert vm.uc.mem_read(AREA_BASE, AREA_SIZE) == b'\0' * AREA_SIZE
+print('latency without an area: boost flags touch no memory, DONE(2) ok')
+
+# A duplicate delivery is no sample, no EOI; a spurious interrupt wakes
+# the hlt but the guest halts again for its sample.
+vm = latency_vm(3, 0, area=0)
+n = run_latency(vm, 0, [7, 8, 9], dups=(1,))
+assert vm.done == 3 and n == 3 and vm.dup_irqs == [1], (vm.done, n, vm.dup_irqs)
+assert samples_of(vm, SAMPLES, 4) == [7, 8, 9, 0]
+vm = latency_vm(1, 0, area=0)
+kind, rip = run_to_wait(vm)
+uc = vm.uc
+rsp = uc.reg_read(UC_X86_REG_RSP) - 40
+uc.mem_write(rsp, struct.pack('<QQQQQ', rip + 1, 8, 2, rsp + 40, 0x10))
+uc.reg_write(UC_X86_REG_RSP, rsp)
+vm.rip = gate_of(vm, 0xff)
+vm.run(count=1)                                  # spurious_isr: iretq
+assert vm.rip == rip + 1
+kind, rip2 = run_to_wait(vm)
+assert kind == 'hlt' and rip2 == rip and len(vm.msrs) == 1, (kind, hex(rip2), vm.msrs)
+vm.tsc = vm.msrs[-1][1] + 42
+deliver_irq(vm, rip2 + 1)
+vm.run()
+assert vm.done == 1 and samples_of(vm, SAMPLES, 1) == [42]
+print('latency: duplicate delivery DUP_IRQS(1) and no sample; a spurious wake-up halts '
+      'again, no sample ok')
+
+# --seconds: params.stop ends the loop after the sample in progress.
+vm = latency_vm(0, 0, area=0)
+for i in range(3):
+    kind, rip = run_to_wait(vm)
+    vm.tsc = vm.msrs[-1][1] + i
+    deliver_irq(vm, rip + 1)
+vm.uc.mem_write(PARAMS + 36, struct.pack('<I', 1))
+vm.run()
+assert vm.done == 3 and len(vm.msrs) == 4 and samples_of(vm, SAMPLES, 4) == [0, 1, 2, 0]
+print('latency --seconds: stop flag -> DONE(3) ok')
+
+# FAILs: no TSC-deadline timer, bad params, bad area; nothing armed, no
+# flag raised.
+vm = latency_vm(3, 0, tsc_deadline=False, flags=LAT_BOOST_HOLD)
+vm.uc.mem_write(AREA_BASE, struct.pack('<I', 1))
+vm.run()
+assert vm.fail == 3 and vm.areas == [] and vm.msrs == [] and \
+    area_u32(vm, AREA_BASE, GUEST_FLAGS) == 0, (vm.fail, vm.areas, vm.msrs)
+print('latency without CPUID.1:ECX.TSC_DEADLINE -> FAIL(3) ok')
+for kw in ({'period': 0}, {'samples': 0}, {'samples_max': 0}):
+    vm = latency_vm(3, 0, **kw)
+    vm.run()
+    assert vm.fail == 1 and vm.areas == [] and vm.msrs == [], (kw, vm.fail)
+print('latency: period_tsc, samples_gpa or samples_max 0 -> FAIL(1) ok')
+vm = latency_vm(3, 0, flags=LAT_BOOST_HOLD | IRQ_BOOST_IRQ)
+vm.run()
+assert vm.fail == 2 and vm.areas == [] and vm.msrs == [] and \
+    vm.uc.mem_read(AREA_BASE, AREA_SIZE) == b'\0' * AREA_SIZE, (vm.fail, vm.areas)
+print('latency: area version 0 -> FAIL(2), no flag raised ok')
 
 print('payload emulation: all checks passed')

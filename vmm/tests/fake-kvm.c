@@ -25,12 +25,35 @@
  *                 handler notes HOST_BOOSTED; with an area the flag
  *                 dropped and BOOST_SEEN(n) before DONE. Needs the irqchip
  *                 and a timer count
+ *   latency       like latency.S: FAIL_BAD_PARAMS without params.period_tsc,
+ *                 samples_gpa and samples_max, FAIL_NO_TSC_DEADLINE unless
+ *                 KVM_SET_CPUID2 gave it CPUID.1:ECX bit 24; AREA as irq,
+ *                 with it PVSCHED_GUEST_BOOST_IRQ raised for
+ *                 MINIVMM_IRQ_BOOST_IRQ and PVSCHED_GUEST_BOOST for
+ *                 MINIVMM_LAT_BOOST_HOLD (an exit: the driver sees it). Per
+ *                 sample: PVSCHED_GUEST_BOOST raised for
+ *                 MINIVMM_LAT_BOOST_WAIT, the WRMSR exit, a tick of
+ *                 period_tsc (in ns of the TSC of KVM_GET_TSC_KHZ) as in
+ *                 irq, sample i (from 0) (i + 1) * 1000 TSC ticks late,
+ *                 stored while there is room, HOST_BOOSTED noted, the flag
+ *                 dropped and the next exit. With an area: its flags
+ *                 dropped, BOOST_SEEN(n) (an exit), then DONE
  *   hang          KVM_RUN creates the file ./running, sleeps until a signal
  *   shutdown      KVM_EXIT_SHUTDOWN
  *   fail          FAIL(exception #GP)
  *
- * Every guest but irq wants params.flags 0 and fails with FAIL_BAD_PARAMS
- * otherwise: minivmm gives the irq flags to the irq payload only.
+ * Every guest but irq and latency wants params.flags 0, every guest but
+ * latency params.period_tsc, samples_gpa and samples_max 0, and fails with
+ * FAIL_BAD_PARAMS otherwise: minivmm gives the irq flags to the irq and
+ * latency payloads only, the samples to latency only.
+ *
+ * KVM_GET_TSC_KHZ returns $FAKE_KVM_TSC_KHZ (default 2000000, 2 GHz).
+ * $FAKE_KVM_NO_TSC_DEADLINE: KVM_CAP_TSC_DEADLINE_TIMER is 0.
+ * $FAKE_KVM_NO_TSC_KHZ: KVM_CAP_GET_TSC_KHZ is 0.
+ * sched_setscheduler() is never really called: it fails with errno
+ * $FAKE_KVM_FIFO_ERRNO if set, else notes the thread's policy and priority.
+ * $FAKE_KVM_WANT_FIFO=N: KVM_RUN on a thread that was not made SCHED_FIFO
+ * at N before is a guest FAIL(FAKE_FAIL_NOT_FIFO).
  *
  * $FAKE_KVM_NO_PVSCHED: KVM_CAP_PVSCHED and KVM_CAP_PVSCHED_AREA are 0 and
  * the ioctls give ENOTTY.
@@ -66,6 +89,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -110,12 +134,23 @@ struct fake_vcpu {
 	unsigned long long runs;	/* KVM_RUN calls */
 	unsigned long long ticks;	/* timer interrupts taken */
 	unsigned long long halts;	/* of them, woke it from a halt */
+	__u32 cpuid_1_ecx;		/* KVM_SET_CPUID2 */
 };
 
 #define FAKE_MAX_FDS	1024
 #define FAKE_RUN_SIZE	4096
 #define MINIVMM_MAX_VCPUS_FAKE	64
 #define FAKE_STATS_LINE	256
+#define FAKE_TSC_KHZ	2000000
+#define FAKE_FAIL_NOT_FIFO	0xf1f0
+
+/* sched_setscheduler() calls: thread, policy, priority. */
+static struct {
+	pid_t tid;
+	int policy;
+	int prio;
+} fifo[MINIVMM_MAX_VCPUS_FAKE];
+static unsigned int nr_fifo;
 
 static struct {
 	enum fake_kind kind;
@@ -285,6 +320,10 @@ static int fake_sys_ioctl(unsigned long req, unsigned long arg)
 			return !getenv("FAKE_KVM_NO_PVSCHED");
 		if (arg == KVM_CAP_PVSCHED_AREA)
 			return fake_has_area_cap();
+		if (arg == KVM_CAP_TSC_DEADLINE_TIMER)
+			return !getenv("FAKE_KVM_NO_TSC_DEADLINE");
+		if (arg == KVM_CAP_GET_TSC_KHZ)
+			return !getenv("FAKE_KVM_NO_TSC_KHZ");
 		return arg == KVM_CAP_MAX_VCPUS ? 1024 : 1;
 	case KVM_CREATE_VM:
 		return fake_fd(FAKE_VM);
@@ -488,11 +527,18 @@ static int fake_done(struct fake_vcpu *v)
 	const char *guest = getenv("FAKE_KVM_GUEST");
 	const char *dups = getenv("FAKE_KVM_DUP_IRQS");
 	bool irq = guest && !strcmp(guest, "irq");
+	bool lat = guest && !strcmp(guest, "latency");
+	__u64 flags = params()->flags;
 
-	if (guest && (irq || !strcmp(guest, "boost")) && v->guest_area &&
-	    !v->seen_sent) {
-		if (irq && (params()->flags & MINIVMM_IRQ_BOOST_IRQ))
+	if (guest && (irq || lat || !strcmp(guest, "boost")) &&
+	    v->guest_area && !v->seen_sent) {
+		if ((irq || lat) && (flags & MINIVMM_IRQ_BOOST_IRQ))
 			guest_area(v)->guest_flags &= ~PVSCHED_GUEST_BOOST_IRQ;
+		if (lat && (flags & (MINIVMM_LAT_BOOST_WAIT |
+				     MINIVMM_LAT_BOOST_HOLD)))
+			guest_area(v)->guest_flags &= ~PVSCHED_GUEST_BOOST;
+		if (lat)
+			fake_boost_event(v);
 		v->seen_sent = true;
 		return ucall(v, UCALL_BOOST_SEEN, v->seen);
 	}
@@ -552,12 +598,11 @@ static int step_halt(struct fake_vcpu *v)
 }
 
 /*
- * A tick of params.timer_count ns, that wakes the vCPU from a halt if
- * @halted; -1 (errno set) if the guest cannot.
+ * A tick @ns after the last, that wakes the vCPU from a halt if @halted;
+ * -1 (errno set) if the guest cannot.
  */
-static int tick(struct fake_vcpu *v, bool halted)
+static int tick_ns(struct fake_vcpu *v, bool halted, __u64 ns)
 {
-	__u64 ns = params()->timer_count;
 	struct timespec ts = {
 		.tv_sec = ns / 1000000000,
 		.tv_nsec = ns % 1000000000,
@@ -570,6 +615,12 @@ static int tick(struct fake_vcpu *v, bool halted)
 	v->ticks++;
 	v->halts += halted;
 	return 0;
+}
+
+/* A tick of params.timer_count ns, the LAPIC timer's period. */
+static int tick(struct fake_vcpu *v, bool halted)
+{
+	return tick_ns(v, halted, params()->timer_count);
 }
 
 /* Raise the flag, write the work port: the driver sees the flag. */
@@ -661,6 +712,84 @@ static int run_irq(struct fake_vcpu *v)
 	return ucall(v, UCALL_AREA, v->guest_area);
 }
 
+static unsigned long long fake_tsc_khz(void)
+{
+	const char *khz = getenv("FAKE_KVM_TSC_KHZ");
+
+	return khz ? strtoull(khz, NULL, 10) : FAKE_TSC_KHZ;
+}
+
+/* One sample of latency.S, see the top of the file. */
+static int step_latency(struct fake_vcpu *v)
+{
+	struct minivmm_params *p = params();
+	struct pvsched_vcpu_area *a = guest_area(v);
+	bool halted = !(p->flags & MINIVMM_IRQ_SPIN);
+	bool wait = (p->flags & MINIVMM_LAT_BOOST_WAIT) &&
+		    !(p->flags & MINIVMM_LAT_BOOST_HOLD);
+	__u32 *samples = (void *)(guest_mem + p->samples_gpa +
+				  v->id * p->samples_max * sizeof(__u32));
+
+	if (a && wait)
+		a->guest_flags |= PVSCHED_GUEST_BOOST;
+	fake_boost_event(v);
+	if (tick_ns(v, halted, p->period_tsc * 1000000 / fake_tsc_khz()))
+		return -1;
+	if (halted)
+		fake_boost_wakeup(v);
+	if (v->n < p->samples_max)
+		samples[v->n] = (v->n + 1) * 1000;
+	if (a && (a->host_flags & PVSCHED_HOST_BOOSTED))
+		v->seen++;
+	if (a && wait)
+		a->guest_flags &= ~PVSCHED_GUEST_BOOST;
+	fake_boost_event(v);
+	v->n++;
+	return progress_or(v, step_latency);
+}
+
+/* The checks, AREA and the flags raised with it first; then samples. */
+static int run_latency(struct fake_vcpu *v)
+{
+	struct minivmm_params *p = params();
+	struct pvsched_vcpu_area *a;
+
+	if (v->area_sent)
+		return progress_or(v, step_latency);
+	if (!p->period_tsc || !p->samples_gpa || !p->samples_max)
+		return ucall(v, UCALL_FAIL, FAIL_BAD_PARAMS);
+	if (!(v->cpuid_1_ecx & (1U << 24)))
+		return ucall(v, UCALL_FAIL, FAIL_NO_TSC_DEADLINE);
+	v->area_sent = true;
+	if (p->pvsched_area_gpa)
+		v->guest_area = p->pvsched_area_gpa + PVSCHED_AREA_SIZE * v->id;
+	a = guest_area(v);
+	if (a && a->version != PVSCHED_AREA_VERSION)
+		return ucall(v, UCALL_FAIL, FAIL_BAD_AREA);
+	if (a && (p->flags & MINIVMM_IRQ_BOOST_IRQ))
+		a->guest_flags |= PVSCHED_GUEST_BOOST_IRQ;
+	if (a && (p->flags & MINIVMM_LAT_BOOST_HOLD))
+		a->guest_flags |= PVSCHED_GUEST_BOOST;
+	fake_boost_event(v);
+	return ucall(v, UCALL_AREA, v->guest_area);
+}
+
+/* $FAKE_KVM_WANT_FIFO: was this thread made SCHED_FIFO at that priority? */
+static bool fake_fifo_ok(pid_t tid)
+{
+	const char *want = getenv("FAKE_KVM_WANT_FIFO");
+	unsigned int i;
+
+	if (!want)
+		return true;
+	for (i = 0; i < nr_fifo; i++) {
+		if (fifo[i].tid == tid)
+			return fifo[i].policy == SCHED_FIFO &&
+			       fifo[i].prio == atoi(want);
+	}
+	return false;
+}
+
 static int fake_run(struct fake_vcpu *v)
 {
 	const char *guest = getenv("FAKE_KVM_GUEST");
@@ -673,7 +802,14 @@ static int fake_run(struct fake_vcpu *v)
 	v->tid = gettid();
 	v->runs++;
 	guest = guest ? guest : "io";
-	if (strcmp(guest, "irq") && params()->flags)
+	if (!fake_fifo_ok(v->tid))
+		return ucall(v, UCALL_FAIL, FAKE_FAIL_NOT_FIFO);
+	if (strcmp(guest, "irq") && strcmp(guest, "latency") &&
+	    params()->flags)
+		return ucall(v, UCALL_FAIL, FAIL_BAD_PARAMS);
+	if (strcmp(guest, "latency") && (params()->period_tsc ||
+					 params()->samples_gpa ||
+					 params()->samples_max))
 		return ucall(v, UCALL_FAIL, FAIL_BAD_PARAMS);
 	if (!strcmp(guest, "hang")) {
 		close(__real_open("running", O_WRONLY | O_CREAT, 0644));
@@ -694,6 +830,8 @@ static int fake_run(struct fake_vcpu *v)
 		return run_boost(v);
 	if (!strcmp(guest, "irq"))
 		return run_irq(v);
+	if (!strcmp(guest, "latency"))
+		return run_latency(v);
 	return progress_or(v, step_io);
 }
 
@@ -710,6 +848,7 @@ static int fake_set_cpuid(struct fake_vcpu *v, const struct kvm_cpuid2 *c)
 {
 	if (c->nent != 2 || c->entries[1].ebx >> 24 != v->id)
 		return fail(EINVAL);
+	v->cpuid_1_ecx = c->entries[1].ecx;
 	return 0;
 }
 
@@ -734,6 +873,8 @@ static int fake_vcpu_ioctl(struct fake_vcpu *v, unsigned long req,
 		return 0;
 	case KVM_SET_PVSCHED_AREA:
 		return fake_set_area(v, (void *)arg);
+	case KVM_GET_TSC_KHZ:
+		return fake_tsc_khz();
 	case KVM_RUN:
 		return fake_run(v);
 	}
@@ -752,6 +893,23 @@ long __wrap_syscall(long nr, long a1, long a2, long a3, long a4, long a5,
 		return -1;
 	}
 	return __real_syscall(nr, a1, a2, a3, a4, a5, a6);
+}
+
+/* --vcpu-fifo: note what minivmm asked for, never make a thread RT. */
+int __wrap_sched_setscheduler(pid_t pid, int policy,
+			      const struct sched_param *sp)
+{
+	const char *err = getenv("FAKE_KVM_FIFO_ERRNO");
+
+	if (err)
+		return fail(atoi(err));
+	if (nr_fifo == MINIVMM_MAX_VCPUS_FAKE)
+		return fail(ENOSPC);
+	fifo[nr_fifo].tid = pid;
+	fifo[nr_fifo].policy = policy;
+	fifo[nr_fifo].prio = sp->sched_priority;
+	nr_fifo++;
+	return 0;
 }
 
 int __wrap_ioctl(int fd, unsigned long req, ...)

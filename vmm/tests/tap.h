@@ -23,5 +23,6 @@ void test_payload(void);
 void test_stats(void);
 void test_report(void);
 void test_fake(void);
+void test_latency(void);
 
 #endif /* MINIVMM_TAP_H */

@@ -19,9 +19,11 @@
 #define CPUID		"--payload=../guest-payload/cpuid.bin"
 #define BOOST		"--payload=../guest-payload/boost.bin"
 #define IRQ		"--payload=../guest-payload/irq.bin"
+#define LATENCY		"--payload=../guest-payload/latency.bin"
 #define NO_AREA		"FAKE_KVM_NO_AREA=1"
 #define G_BOOST		"FAKE_KVM_GUEST=boost"
 #define G_IRQ		"FAKE_KVM_GUEST=irq"
+#define G_LAT		"FAKE_KVM_GUEST=latency"
 #define COUNT		"FAKE_KVM_COUNT_STATS=1"
 #define COUNT_OLD	"FAKE_KVM_COUNT_STATS=old"
 #define EPERM_BOOST	"FAKE_KVM_EPERM_DRIVERS=pvsched_boost"
@@ -264,7 +266,7 @@ static void test_no_pvsched(void)
 	check(status == 0 && !*err && strstr(out, "{\"ok\":true,") &&
 	      strstr(out, ",\"driver\":null,\"switches\":[],"
 		     "\"pvsched_area\":\"not-used\",") &&
-	      count(out, "\"callbacks\":null,\"pvsched_area\":null}") == 2 &&
+	      count(out, "\"callbacks\":null,\"pvsched_area\":null,\"latency\":null}") == 2 &&
 	      run_ns_ok(2, 0),
 	      "--no-pvsched --json: \"driver\":null, no areas, run_ns > 0");
 	run(TRACE, "--no-pvsched --iterations=1000 " IO, NULL);
@@ -346,7 +348,8 @@ static bool boosted_area(int i, int n)
 		 "\"pvsched_area\":{\"gpa\":%d,\"version\":1,"
 		 "\"host_flags\":0,\"guest_flags\":0,\"boosts\":%d,"
 		 "\"unboosts\":%d,\"throttles\":0,\"boosted_ns\":%d,"
-		 "\"boost_seen\":%d}}", 0x9000 + 64 * i, n, n, 1000 * n, n);
+		 "\"boost_seen\":%d},\"latency\":null}", 0x9000 + 64 * i, n,
+		 n, 1000 * n, n);
 	return count(out, want) == 1;
 }
 
@@ -379,7 +382,7 @@ static void test_area_offered(void)
 	check(status == 0 &&
 	      strstr(out, "\"period_us\":2000,\"busy_loops\":77,") &&
 	      strstr(out, "\"boosts\":0,\"unboosts\":0,\"throttles\":0,"
-		     "\"boosted_ns\":0,\"boost_seen\":0}}]}") &&
+		     "\"boosted_ns\":0,\"boost_seen\":0},\"latency\":null}]}") &&
 	      run_ns_ok(1, 8000000),
 	      "boost without pvsched_boost: area, no boosts; --busy-loops");
 	run("", "--iterations=10 --pvsched=pvsched_count --json " IO, NULL);
@@ -408,7 +411,7 @@ static void test_area_missing_or_failing(void)
 	check(status == 0 && strstr(out, "{\"ok\":true,") &&
 	      strstr(out, ",\"pvsched_area\":\"not-offered\",") &&
 	      count(out, "\"result\":\"done\",\"count\":5,") == 2 &&
-	      count(out, "\"callbacks\":null,\"pvsched_area\":null}") == 2 &&
+	      count(out, "\"callbacks\":null,\"pvsched_area\":null,\"latency\":null}") == 2 &&
 	      strstr(err, ACCESS "KVM_CHECK_EXTENSION(KVM_CAP_PVSCHED_AREA)\n") &&
 	      !strstr(err, "KVM_SET_PVSCHED_AREA"),
 	      "no KVM_CAP_PVSCHED_AREA: boost runs without areas, exit 0");
@@ -433,7 +436,7 @@ static void test_area_missing_or_failing(void)
 	check(status == 0 && !*err &&
 	      strstr(out, ",\"pvsched_area\":\"not-used\",") &&
 	      strstr(out, "\"result\":\"done\",\"count\":3,") &&
-	      strstr(out, "\"pvsched_area\":null}]}"),
+	      strstr(out, "\"pvsched_area\":null,\"latency\":null}]}"),
 	      "--no-pvsched: boost runs, KVM not asked for an area");
 }
 
@@ -470,8 +473,8 @@ static bool irq_area(int i, int boosted)
 		 "\"pvsched_area\":{\"gpa\":%d,\"version\":1,"
 		 "\"host_flags\":0,\"guest_flags\":0,\"boosts\":%d,"
 		 "\"unboosts\":%d,\"throttles\":0,\"boosted_ns\":%d,"
-		 "\"boost_seen\":%d}}", 0x9000 + 64 * i, boosted, boosted,
-		 1000 * boosted, boosted);
+		 "\"boost_seen\":%d},\"latency\":null}", 0x9000 + 64 * i,
+		 boosted, boosted, 1000 * boosted, boosted);
 	return count(out, want) == 1;
 }
 
@@ -567,14 +570,14 @@ static void test_irq_usage(void)
 			 named[i]);
 		run("", args, NULL);
 		snprintf(want, sizeof(want),
-			 "minivmm: --wait: payload %s has no choice of wait (only irq, or a payload file of another name)\n",
+			 "minivmm: --wait: payload %s has no choice of wait (only irq, latency, or a payload file of another name)\n",
 			 named[i]);
 		wait_ok = wait_ok && status == 1 && !*out && !strcmp(err, want);
 		snprintf(args, sizeof(args), "--boost-irq --payload=%s",
 			 named[i]);
 		run("", args, NULL);
 		snprintf(want, sizeof(want),
-			 "minivmm: --boost-irq: payload %s raises no PVSCHED_GUEST_BOOST_IRQ (only irq, or a payload file of another name)\n",
+			 "minivmm: --boost-irq: payload %s raises no PVSCHED_GUEST_BOOST_IRQ (only irq, latency, or a payload file of another name)\n",
 			 named[i]);
 		boost_ok = boost_ok && status == 1 && !*out &&
 			   !strcmp(err, want);
@@ -601,6 +604,225 @@ static void test_irq_usage(void)
 	      strstr(err, "minivmm: --boost-irq: no pvsched area with "
 		     "--no-pvsched\n"),
 	      "--no-pvsched --boost-irq: usage error, exit 1");
+}
+
+/*
+ * The fake latency guest's 100 samples: sample i is (i + 1) * 1000 ticks
+ * late, (i + 1) * 500 ns of the default 2 GHz TSC.
+ */
+#define LAT100 \
+	"\"latency\":{\"samples\":100,\"min_ns\":500,\"mean_ns\":25250," \
+	"\"p50_ns\":25000,\"p99_ns\":49500,\"p999_ns\":50000," \
+	"\"max_ns\":50000,\"boost_seen\":"
+#define LAT100_HIST \
+	"\"hist\":[[1000,2],[1122,0],[1259,0],[1413,0],[1585,1],[1778,0],"
+#define LAT100_HIST_END	",[39810,9],[44670,10],[50120,11]]}}"
+
+/* The number after the first @key in out, or -1. */
+static long long json_number(const char *key)
+{
+	const char *p = strstr(out, key);
+
+	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+/* The latency payload: samples, stats, TSC frequency, --boost. */
+static void test_latency_runs(void)
+{
+	long long n;
+
+	/* Exits per vCPU: AREA, BOOST_SEEN, DONE; none per sample. */
+	run(G_LAT, "--vcpus=2 --iterations=100 --period-us=100 --json "
+	    LATENCY, NULL);
+	check(status == 0 && strstr(out, "{\"ok\":true,") &&
+	      strstr(out, "\"iterations\":100,\"seconds\":null,"
+		     "\"period_us\":100,\"busy_loops\":null,") &&
+	      strstr(out, "\"wait\":\"halt\",\"boost_irq\":false,"
+		     "\"boost\":null,\"vcpu_fifo\":null,"
+		     "\"tsc_khz\":2000000,\"driver\":{") &&
+	      count(out, "\"count\":100,") == 2 &&
+	      count(out, "\"exits\":{\"io\":3,") == 2 &&
+	      count(out, "\"boost_seen\":0}," LAT100 "0,"
+		    LAT100_HIST) == 2 &&
+	      count(out, LAT100_HIST_END) == 2 && run_ns_ok(2, 10000000),
+	      "latency: 100 samples per vCPU read back from guest memory, "
+	      "stats in ns of the 2 GHz TSC, 100 us periods");
+	run(G_LAT, "--iterations=100 --period-us=100 " LATENCY, NULL);
+	check(status == 0 &&
+	      strstr(out, ", timer period 100 us, wait halt, "
+		     "TSC 2000000 kHz, ran ") &&
+	      strstr(out, "\nvcpu0: latency 100 samples: min 0.5, mean 25.2, "
+		     "p50 25.0, p99 49.5, p99.9 50.0, max 50.0 us\n"),
+	      "latency text report: TSC in the header, a latency line");
+	run(G_LAT " FAKE_KVM_TSC_KHZ=3000000",
+	    "--iterations=10 --period-us=1000 --json " LATENCY, NULL);
+	check(status == 0 && strstr(out, "\"tsc_khz\":3000000,") &&
+	      strstr(out, "\"latency\":{\"samples\":10,\"min_ns\":333,"
+		     "\"mean_ns\":1833,\"p50_ns\":1666,\"p99_ns\":3333,") &&
+	      run_ns_ok(1, 10000000),
+	      "latency at 3 GHz: period_tsc and the samples converted with "
+	      "KVM_GET_TSC_KHZ");
+	run(G_LAT, "--seconds=0.2 --json " LATENCY, NULL);
+	n = json_number("\"count\":");
+	check(status == 0 && strstr(out, "\"period_us\":500,") &&
+	      strstr(out, "\"iterations\":null,\"seconds\":0.2,") &&
+	      n > 0 && n <= 400 && json_number("\"samples\":") == n,
+	      "latency --seconds=0.2: period 500 us by default, as many "
+	      "samples as DONE counted (%lld)", n);
+	run(G_LAT, "--iterations=100 --period-us=100 --boost=wait "
+	    "--pvsched=pvsched_boost --json " LATENCY, NULL);
+	check(status == 0 && strstr(out, "\"boost\":\"wait\",") &&
+	      strstr(out, "\"guest_flags\":0,\"boosts\":100,"
+		     "\"unboosts\":100,\"throttles\":0,"
+		     "\"boosted_ns\":100000,\"boost_seen\":100},"
+		     LAT100 "100,"),
+	      "latency --boost=wait, pvsched_boost: a boost around each wait, "
+	      "each sample saw it");
+	run(G_LAT, "--iterations=100 --period-us=100 --boost=hold "
+	    "--pvsched=pvsched_boost --json " LATENCY, NULL);
+	check(status == 0 && strstr(out, "\"boost\":\"hold\",") &&
+	      strstr(out, "\"guest_flags\":0,\"boosts\":1,"
+		     "\"unboosts\":1,\"throttles\":0,"
+		     "\"boosted_ns\":1000,\"boost_seen\":100},"
+		     LAT100 "100,"),
+	      "latency --boost=hold: one boost for the whole run, dropped at "
+	      "the end");
+	run(G_LAT, "--iterations=100 --period-us=100 --boost-irq "
+	    "--pvsched=pvsched_boost --json " LATENCY, NULL);
+	check(status == 0 && strstr(out, "\"boost_irq\":true,\"boost\":null,") &&
+	      strstr(out, "\"guest_flags\":0,\"boosts\":100,"
+		     "\"unboosts\":100,") && strstr(out, LAT100 "100,"),
+	      "latency --boost-irq: a boost at each WAKEUP");
+	run(G_LAT, "--iterations=100 --period-us=100 --boost-irq --wait=spin "
+	    "--pvsched=pvsched_boost --json " LATENCY, NULL);
+	check(status == 0 && strstr(out, "\"wait\":\"spin\",") &&
+	      strstr(out, "\"boosts\":0,") && strstr(out, LAT100 "0,"),
+	      "latency --boost-irq --wait=spin: no halt, no WAKEUP, no boost");
+	run(G_LAT, "--iterations=5 --boost=wait --wait=spin " LATENCY, NULL);
+	check(status == 0 && strstr(out, ", wait spin, boost wait, TSC "),
+	      "latency text header: wait spin, boost wait");
+	run(G_LAT " " TRACE, "--no-pvsched --iterations=10 --json " LATENCY,
+	    NULL);
+	check(status == 0 && !*err &&
+	      strstr(out, "\"pvsched_area\":\"not-used\",") &&
+	      strstr(out, "\"pvsched_area\":null,\"latency\":{\"samples\":10,"),
+	      "latency --no-pvsched: no area, samples still");
+}
+
+static void test_latency_errors(void)
+{
+	static const char *const named[] = {
+		"io", "halt", "cpuid", "boost", "irq",
+	};
+	char args[128], want[256];
+	unsigned int i;
+	bool boost_ok = true;
+
+	run(G_LAT " FAKE_KVM_NO_TSC_DEADLINE=1", "--iterations=5 " LATENCY,
+	    NULL);
+	check(status == 3 &&
+	      strstr(err, "minivmm: vcpu0: guest FAIL: no TSC-deadline timer "
+		     "(CPUID.1:ECX bit 24)\n") && strstr(out, "guest-fail"),
+	      "no KVM_CAP_TSC_DEADLINE_TIMER: CPUID.1:ECX bit 24 not set, the "
+	      "guest FAILs, exit 3");
+	run(G_LAT " FAKE_KVM_NO_TSC_KHZ=1", "--iterations=5 " LATENCY, NULL);
+	check(status == 3 && !*out &&
+	      !strcmp(err, "minivmm: KVM lacks KVM_CAP_GET_TSC_KHZ\n"),
+	      "no KVM_CAP_GET_TSC_KHZ: one line, exit 3");
+	run("FAKE_KVM_NO_TSC_KHZ=1", "--iterations=5 " IO, NULL);
+	check(status == 0, "KVM_CAP_GET_TSC_KHZ is not needed for io");
+	run(G_LAT " FAKE_KVM_TSC_KHZ=0", "--iterations=5 " LATENCY, NULL);
+	check(status == 3 && !*out &&
+	      !strcmp(err, "minivmm: vcpu0: KVM_GET_TSC_KHZ: 0, KVM does not "
+		      "know the TSC frequency\n"),
+	      "KVM_GET_TSC_KHZ gives 0: one line, exit 3, before any vCPU runs");
+	run(G_LAT " FAKE_KVM_AREA_VERSION=2", "--iterations=3 " LATENCY, NULL);
+	check(status == 3 &&
+	      strstr(err, "minivmm: vcpu0: guest FAIL: pvsched area at 0x9000 "
+		     "is not version 1\n"),
+	      "latency: an area of another version is a guest FAIL, exit 3");
+	run(G_LAT, NULL, "cp $P/latency.bin lat.bin && "
+	    "$VMM --iterations=3 --payload=./lat.bin");
+	check(status == 3 && strstr(err, "guest FAIL: bad params block"),
+	      "a copy of latency.bin of another name gets no samples: "
+	      "FAIL(FAIL_BAD_PARAMS)");
+
+	for (i = 0; i < ARRAY_SIZE(named); i++) {
+		snprintf(args, sizeof(args), "--boost=wait --payload=%s",
+			 named[i]);
+		run("", args, NULL);
+		snprintf(want, sizeof(want),
+			 "minivmm: --boost: payload %s raises no PVSCHED_GUEST_BOOST around its waits (only latency)\n",
+			 named[i]);
+		boost_ok = boost_ok && status == 1 && !*out &&
+			   !strcmp(err, want);
+	}
+	check(boost_ok, "--boost with io, halt, cpuid, boost, irq: usage "
+	      "error, exit 1, one line");
+	run(G_LAT, NULL, "cp $P/latency.bin lat.bin && "
+	    "$VMM --boost=hold --payload=./lat.bin");
+	check(status == 1 && !*out &&
+	      !strcmp(err, "minivmm: --boost: payload other raises no "
+		      "PVSCHED_GUEST_BOOST around its waits (only latency)\n"),
+	      "--boost with a payload file of another name: usage error");
+	run("", "--boost=wait --no-area " LATENCY, NULL);
+	check(status == 1 && !*out &&
+	      !strcmp(err, "minivmm: --boost: no pvsched area with --no-area\n"
+		      "Try 'minivmm --help'.\n"),
+	      "--boost --no-area: usage error, exit 1");
+	run("", "--iterations=65537 " LATENCY, NULL);
+	check(status == 1 && !*out &&
+	      !strcmp(err, "minivmm: --iterations: payload latency keeps at "
+		      "most 65536 samples per vCPU\n"),
+	      "latency --iterations=65537: usage error, exit 1, one line");
+	run("", "--iterations=65537 --payload=latency", NULL);
+	check(status == 1 && strstr(err, "keeps at most 65536 samples"),
+	      "latency by name --iterations=65537: usage error too");
+}
+
+/*
+ * --vcpu-fifo: the fake notes sched_setscheduler() (never really made)
+ * and, with FAKE_KVM_WANT_FIFO, fails a KVM_RUN on a thread that was not
+ * made SCHED_FIFO at that priority first.
+ */
+static void test_vcpu_fifo(void)
+{
+	const char *want = "minivmm: --vcpu-fifo=50: vcpu0 (tid ";
+
+	run("FAKE_KVM_WANT_FIFO=50", "--vcpus=3 --iterations=100 --vcpu-fifo=50 "
+	    "--json " IO, NULL);
+	check(status == 0 && strstr(out, "\"boost\":null,\"vcpu_fifo\":50,"
+				     "\"tsc_khz\":null,") &&
+	      count(out, "\"result\":\"done\"") == 3,
+	      "--vcpu-fifo=50: each vCPU thread SCHED_FIFO 50 before its "
+	      "first KVM_RUN");
+	run("FAKE_KVM_WANT_FIFO=50", "--iterations=100 " IO, NULL);
+	check(status == 3 && strstr(err, "guest FAIL: code 0xf1f0"),
+	      "negative control: without --vcpu-fifo the fake sees no "
+	      "SCHED_FIFO");
+	run("FAKE_KVM_WANT_FIFO=50", "--iterations=100 --vcpu-fifo=49 " IO,
+	    NULL);
+	check(status == 3 && strstr(err, "guest FAIL: code 0xf1f0"),
+	      "negative control: another priority");
+	run(G_LAT " FAKE_KVM_WANT_FIFO=7", "--iterations=5 --vcpu-fifo=7 "
+	    LATENCY, NULL);
+	check(status == 0 && strstr(out, ", vcpu-fifo 7, TSC 2000000 kHz, ran "),
+	      "--vcpu-fifo with latency; text header");
+	run("FAKE_KVM_GUEST=hang FAKE_KVM_FIFO_ERRNO=1", NULL,
+	    "rm -f running; timeout 10 $VMM --vcpus=2 --vcpu-fifo=50 "
+	    "--payload=$P/io.bin; s=$?; [ -e running ] && s=99; exit $s");
+	check(status == 3 && !*out && count(err, "\n") == 1 &&
+	      !strncmp(err, want, strlen(want)) &&
+	      strstr(err, "): sched_setscheduler(SCHED_FIFO, 50): Operation "
+		     "not permitted (EPERM): a real-time thread needs "
+		     "CAP_SYS_NICE or RLIMIT_RTPRIO\n"),
+	      "--vcpu-fifo, EPERM: one line with the errno, exit 3, no vCPU "
+	      "ran, no report");
+	run("FAKE_KVM_FIFO_ERRNO=22", "--vcpu-fifo=50 --json " IO, NULL);
+	check(status == 3 && !*out && count(err, "\n") == 1 &&
+	      strstr(err, "sched_setscheduler(SCHED_FIFO, 50): Invalid "
+		     "argument (EINVAL)\n"),
+	      "--vcpu-fifo, EINVAL: no CAP_SYS_NICE hint");
 }
 
 /* pvsched_count's wakeup key, and a kernel without it. */
@@ -645,4 +867,7 @@ void test_fake(void)
 	test_irq();
 	test_irq_usage();
 	test_wakeup_stats();
+	test_latency_runs();
+	test_latency_errors();
+	test_vcpu_fifo();
 }

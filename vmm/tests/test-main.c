@@ -71,6 +71,7 @@ int main(void)
 	test_payload();
 	test_stats();
 	test_report();
+	test_latency();
 	test_fake();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tap_tmpdir);

@@ -211,6 +211,64 @@ static void test_wait_boost_irq(void)
 	   "--wait needs no area");
 }
 
+static void test_boost_fifo(void)
+{
+	enum lat_boost b = LAT_BOOST_NONE;
+
+	ok(accepts("--payload=latency") && opts.boost == LAT_BOOST_NONE &&
+	   !opts.vcpu_fifo, "--boost, --vcpu-fifo not given: none");
+	ok(accepts("--boost=wait") && opts.boost == LAT_BOOST_WAIT,
+	   "--boost=wait");
+	ok(accepts("--boost", "hold") && opts.boost == LAT_BOOST_HOLD,
+	   "--boost hold");
+	ok(accepts("--boost=hold", "--boost=wait") &&
+	   opts.boost == LAT_BOOST_WAIT, "the last --boost wins");
+	ok(rejects("--boost=always") &&
+	   !strcmp(errbuf, "minivmm: --boost: 'always' is not wait or hold\n"),
+	   "--boost=always: one line");
+	ok(rejects("--boost=") && lines(errbuf) == 1, "--boost= (empty)");
+	ok(rejects("--boost=WAIT"), "--boost=WAIT: lower case only");
+	ok(rejects("--boost"), "--boost without a value");
+	ok(accepts("--payload=io", "--boost=wait"),
+	   "--boost with io parses (the payload check comes later)");
+	ok(rejects("--boost=hold", "--no-area") &&
+	   !strcmp(errbuf, "minivmm: --boost: no pvsched area with --no-area\n"),
+	   "--boost with --no-area: one line");
+	ok(rejects("--no-pvsched", "--boost=wait") &&
+	   !strcmp(errbuf,
+		   "minivmm: --boost: no pvsched area with --no-pvsched\n"),
+	   "--boost with --no-pvsched: one line");
+	ok(accepts("--payload=latency", "--boost=wait", "--boost-irq",
+		   "--wait=spin") && opts.boost == LAT_BOOST_WAIT &&
+	   opts.boost_irq && opts.wait == IRQ_WAIT_SPIN,
+	   "--boost with --boost-irq and --wait");
+	ok(!options__parse_boost("hold", &b) && b == LAT_BOOST_HOLD &&
+	   options__parse_boost("none", &b) == -EINVAL && b == LAT_BOOST_HOLD,
+	   "options__parse_boost: a bad value leaves the output alone");
+	ok(!options__boost_name(LAT_BOOST_NONE) &&
+	   !strcmp(options__boost_name(LAT_BOOST_WAIT), "wait") &&
+	   !strcmp(options__boost_name(LAT_BOOST_HOLD), "hold"),
+	   "boost names: wait, hold, none when not given");
+
+	ok(accepts("--vcpu-fifo=1") && opts.vcpu_fifo == 1,
+	   "--vcpu-fifo=1 (min)");
+	ok(accepts("--vcpu-fifo", "99") && opts.vcpu_fifo == 99,
+	   "--vcpu-fifo 99 (max)");
+	ok(accepts("--vcpu-fifo=50", "--no-pvsched", "--payload=io") &&
+	   opts.vcpu_fifo == 50, "--vcpu-fifo with any payload, --no-pvsched");
+	ok(rejects("--vcpu-fifo=100") &&
+	   !strcmp(errbuf,
+		   "minivmm: --vcpu-fifo: '100' is not in 1..99 (a SCHED_FIFO priority)\n"),
+	   "--vcpu-fifo=100: one line");
+	ok(rejects("--vcpu-fifo=0") && lines(errbuf) == 1, "--vcpu-fifo=0");
+	ok(rejects("--vcpu-fifo=-1"), "--vcpu-fifo=-1");
+	ok(rejects("--vcpu-fifo=f"), "--vcpu-fifo=f");
+	ok(rejects("--vcpu-fifo"), "--vcpu-fifo without a value");
+	ok(accepts("--iterations=65537", "--payload=latency"),
+	   "--iterations above the latency cap parses (the payload check "
+	   "comes later)");
+}
+
 static void test_pvsched_payload(void)
 {
 	ok(accepts("--pvsched=pvsched_count") && opts.pvsched_set &&
@@ -333,10 +391,19 @@ static void test_usage(void)
 	   strstr(buf, "  --boost-irq  ") &&
 	   strstr(buf, "PVSCHED_GUEST_BOOST_IRQ") &&
 	   strstr(buf, "--no-area or --no-pvsched") &&
-	   strstr(buf, "cpuid, boost\n                       or irq,") &&
+	   strstr(buf, "cpuid, boost,\n                       irq or latency,") &&
 	   strstr(buf, "irq timer\n                       ticks (1000)") &&
-	   strstr(buf, "halt, boost and irq payloads"),
+	   strstr(buf, "halt, boost, irq and latency payloads"),
 	   "--help documents --wait, --boost-irq and the irq payload");
+	ok(strstr(buf, "  --boost=wait|hold  ") &&
+	   strstr(buf, "PVSCHED_GUEST_BOOST\n") &&
+	   strstr(buf, "latency samples (2000, at most 65536)") &&
+	   strstr(buf, "(default 1000, latency\n                       500;") &&
+	   strstr(buf, "  --vcpu-fifo=PRIO  ") && strstr(buf, "1..99") &&
+	   strstr(buf, "sched_setscheduler()") &&
+	   strstr(buf, "KVM_GET_TSC_KHZ") &&
+	   strstr(buf, "--vcpu-fifo refused"),
+	   "--help documents --boost, --vcpu-fifo and the latency payload");
 	ok(strstr(buf, "KVM_CAP_PVSCHED_AREA") &&
 	   strstr(buf, "EPERM") && strstr(buf, "CAP_SYS_NICE"),
 	   "--help documents the areas and the EPERM exit status");
@@ -351,6 +418,7 @@ void test_options(void)
 	test_period_us();
 	test_busy_loops();
 	test_wait_boost_irq();
+	test_boost_fifo();
 	test_pvsched_payload();
 	test_no_pvsched();
 	test_no_area();

@@ -59,6 +59,28 @@ static void test_info(void)
 	   "irq: irqchip, timer, irq flags, 1000 ticks, PROGRESS every 250");
 	p = payload__info("../guest-payload/irq.bin");
 	ok(p && !strcmp(p->name, "irq"), "path to irq.bin is irq");
+	p = payload__info("latency");
+	ok(p && !strcmp(p->name, "latency") && p->irqchip && p->timer &&
+	   p->irq_flags && p->latency && !p->busy && !p->work_port &&
+	   p->iterations == 2000 && p->progress_every == 500 &&
+	   p->period_us == 500,
+	   "latency: irqchip, timer, irq flags, samples; 2000 samples, "
+	   "PROGRESS every 500, period 500 us");
+	p = payload__info("../guest-payload/latency.bin");
+	ok(p && p->latency, "path to latency.bin is latency");
+	ok(!payload__info("io")->latency && !payload__info("halt")->latency &&
+	   !payload__info("cpuid")->latency &&
+	   !payload__info("boost")->latency &&
+	   !payload__info("irq")->latency &&
+	   !payload__info("./other.bin")->latency,
+	   "only latency gets samples, even a payload file of another name "
+	   "does not");
+	ok(payload__info("halt")->period_us == 1000 &&
+	   payload__info("boost")->period_us == 1000 &&
+	   payload__info("irq")->period_us == 1000 &&
+	   payload__info("./other.bin")->period_us == 1000 &&
+	   !payload__info("io")->period_us,
+	   "the other timer payloads: period 1000 us by default");
 	ok(!payload__info("io")->irq_flags &&
 	   !payload__info("halt")->irq_flags &&
 	   !payload__info("cpuid")->irq_flags &&
@@ -66,7 +88,7 @@ static void test_info(void)
 	   "io, halt, cpuid and boost take no irq flags");
 	ok(payload__info("./other.bin")->irq_flags,
 	   "a payload file of another name gets the irq flags");
-	ok(!strcmp(payload__names(), "io, halt, cpuid, boost, irq"),
+	ok(!strcmp(payload__names(), "io, halt, cpuid, boost, irq, latency"),
 	   "payload names for the error message");
 }
 
@@ -148,7 +170,7 @@ static void test_load(void)
 static void test_max_size(void)
 {
 	ok(payload__max_size(1) ==
-	   GUEST_MEM_SIZE - GUEST_STACK_SIZE - MINIVMM_LOAD_GPA,
+	   GUEST_STACK_TOP - GUEST_STACK_SIZE - MINIVMM_LOAD_GPA,
 	   "room with 1 vCPU");
 	ok(payload__max_size(64) == (2UL << 20), "room with 64 vCPUs");
 }
@@ -157,10 +179,10 @@ static void test_max_size(void)
 static void test_real_payloads(void)
 {
 	static const char *const names[] = {
-		"io", "halt", "cpuid", "boost", "irq",
+		"io", "halt", "cpuid", "boost", "irq", "latency",
 	};
-	/* sub $VCPU_AREA_SIZE (48), %rsp */
-	static const unsigned char entry[] = { 0x48, 0x83, 0xec, 0x30 };
+	/* sub $VCPU_AREA_SIZE (64), %rsp */
+	static const unsigned char entry[] = { 0x48, 0x83, 0xec, 0x40 };
 	static unsigned char buf[4 << 20];
 	char path[256], err[512];
 	size_t size;

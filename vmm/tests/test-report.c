@@ -110,7 +110,7 @@ static void test_outputs(void)
 		  "\"pvsched_count\",\"register\":0,\"unregister\":0,"
 		  "\"vmenter\":42,") != NULL, "JSON vCPU row with counts");
 	ok(strstr(out, "\"tid\":4322,") &&
-	   strstr(out, "\"callbacks\":null,\"pvsched_area\":null}]}"),
+	   strstr(out, "\"callbacks\":null,\"pvsched_area\":null,\"latency\":null}]}"),
 	   "JSON vCPU row without counts nor area");
 	ok(strstr(out, "\"index\":1,\"tid\":4322,\"result\":\"done\","
 		  "\"count\":100,\"progress\":0,\"dup_irqs\":2,"
@@ -220,11 +220,11 @@ static void test_area(void)
 		  "\"pvsched_area\":{\"gpa\":36864,"
 		  "\"version\":1,\"host_flags\":0,\"guest_flags\":0,"
 		  "\"boosts\":7,\"unboosts\":6,\"throttles\":1,"
-		  "\"boosted_ns\":123456789012,\"boost_seen\":5}},") &&
+		  "\"boosted_ns\":123456789012,\"boost_seen\":5},\"latency\":null},") &&
 	   strstr(out, "\"callbacks\":null,\"pvsched_area\":{\"gpa\":36928,"
 		  "\"version\":1,\"host_flags\":3,\"guest_flags\":1,"
 		  "\"boosts\":0,\"unboosts\":0,\"throttles\":0,"
-		  "\"boosted_ns\":0,\"boost_seen\":0}}]}"),
+		  "\"boosted_ns\":0,\"boost_seen\":0},\"latency\":null}]}"),
 	   "JSON per-vCPU pvsched_area objects");
 	f = open_out();
 	report__text(f, &r);
@@ -270,10 +270,11 @@ static void test_irq_wakeup(void)
 	report__json(f, &r);
 	fclose(f);
 	ok(strstr(out, "\"busy_loops\":null,\"elapsed\":0.000,\"wait\":null,"
-		  "\"boost_irq\":false,\"driver\":{") != NULL,
+		  "\"boost_irq\":false,\"boost\":null,\"vcpu_fifo\":null,"
+		  "\"tsc_khz\":null,\"driver\":{") != NULL,
 	   "JSON wait null, boost_irq false for io");
 	ok(strstr(out, "\"halt\":0,\"intr_inj\":0,\"wakeup\":null},"
-		  "\"pvsched_area\":null},") != NULL,
+		  "\"pvsched_area\":null,\"latency\":null},") != NULL,
 	   "JSON wakeup null without the key");
 	f = open_out();
 	report__text(f, &r);
@@ -295,11 +296,12 @@ static void test_irq_wakeup(void)
 	fclose(f);
 	ok(strstr(out, "\"period_us\":1000,\"busy_loops\":null,"
 		  "\"elapsed\":0.000,\"wait\":\"spin\",\"boost_irq\":true,"
+		  "\"boost\":null,\"vcpu_fifo\":null,\"tsc_khz\":null,"
 		  "\"driver\":{") != NULL,
 	   "JSON wait spin, boost_irq true");
 	ok(strstr(out, "\"vmenter\":42,\"vmexit\":0,\"halt\":3,"
-		  "\"intr_inj\":4,\"wakeup\":3},\"pvsched_area\":null},") &&
-	   strstr(out, "\"callbacks\":null,\"pvsched_area\":null}]}"),
+		  "\"intr_inj\":4,\"wakeup\":3},\"pvsched_area\":null,\"latency\":null},") &&
+	   strstr(out, "\"callbacks\":null,\"pvsched_area\":null,\"latency\":null}]}"),
 	   "JSON wakeup count; no counts still null");
 	f = open_out();
 	report__text(f, &r);
@@ -328,6 +330,75 @@ static void test_irq_wakeup(void)
 	ok(strstr(out, "timer period 1000 us, wait halt, ran ") &&
 	   strstr(out, "        3        4   0.002500    25000.0        -\n"),
 	   "text: wait halt; '-' for a wakeup the counts lack");
+}
+
+/* The latency payload: --boost, --vcpu-fifo, tsc_khz, per-vCPU stats. */
+static void test_latency_report(void)
+{
+	static struct latency_stats lat[2];
+	__u32 ticks[] = { 2000, 4000, 3000, 100000 };
+	struct kvm_cpu cpus[2];
+	struct tid_stats ts[2];
+	struct options o;
+	struct report r;
+	FILE *f;
+
+	fake_report(&r, &o, cpus, ts);
+	o.vcpu_fifo = 50;
+	f = open_out();
+	report__json(f, &r);
+	fclose(f);
+	ok(strstr(out, "\"boost_irq\":false,\"boost\":null,\"vcpu_fifo\":50,"
+		  "\"tsc_khz\":null,\"driver\":{") &&
+	   count_str(out, "\"latency\":null}") == 2,
+	   "JSON: vcpu_fifo for any payload; boost, tsc_khz and each "
+	   "latency null for io");
+	f = open_out();
+	report__text(f, &r);
+	fclose(f);
+	ok(strstr(out, " 100 iterations, vcpu-fifo 50, ran ") &&
+	   !strstr(out, "latency"), "text: vcpu-fifo in the header");
+
+	r.payload = "/p/latency.bin";
+	r.period_us = 500;
+	r.wait = IRQ_WAIT_HALT;
+	r.boost = LAT_BOOST_HOLD;
+	r.tsc_khz = 2000000;
+	o.vcpu_fifo = 0;
+	latency__stats(ticks, 4, r.tsc_khz, &lat[0]);
+	latency__stats(NULL, 0, r.tsc_khz, &lat[1]);
+	r.latency = lat;
+	cpus[0].boost_seen = 3;
+	f = open_out();
+	report__json(f, &r);
+	fclose(f);
+	ok(strstr(out, "\"period_us\":500,\"busy_loops\":null,") &&
+	   strstr(out, "\"wait\":\"halt\",\"boost_irq\":false,"
+		  "\"boost\":\"hold\",\"vcpu_fifo\":null,"
+		  "\"tsc_khz\":2000000,\"driver\":{"),
+	   "JSON: boost hold, tsc_khz");
+	ok(strstr(out, "\"pvsched_area\":null,\"latency\":{\"samples\":4,"
+		  "\"min_ns\":1000,\"mean_ns\":13625,\"p50_ns\":1500,"
+		  "\"p99_ns\":50000,\"p999_ns\":50000,\"max_ns\":50000,"
+		  "\"boost_seen\":3,\"hist\":[[1000,1],[1122,0],[1259,0],"
+		  "[1413,0],[1585,1],[1778,0],[1995,0],[2239,1],") &&
+	   strstr(out, ",[44670,0],[50120,1]]}},{\"index\":1,"),
+	   "JSON: vCPU 0's latency, ns of a 2 GHz TSC, histogram up to "
+	   "max's bucket");
+	ok(strstr(out, "\"latency\":{\"samples\":0,\"min_ns\":null,"
+		  "\"mean_ns\":null,\"p50_ns\":null,\"p99_ns\":null,"
+		  "\"p999_ns\":null,\"max_ns\":null,\"boost_seen\":0,"
+		  "\"hist\":[]}}]}\n"),
+	   "JSON: no samples, null values and an empty histogram");
+	f = open_out();
+	report__text(f, &r);
+	fclose(f);
+	ok(strstr(out, "timer period 500 us, wait halt, boost hold, "
+		  "TSC 2000000 kHz, ran ") &&
+	   strstr(out, "\nvcpu0: latency 4 samples: min 1.0, mean 13.6, "
+		  "p50 1.5, p99 50.0, p99.9 50.0, max 50.0 us\n"
+		  "vcpu1: latency 0 samples\n"),
+	   "text: boost, TSC in the header, a latency line per vCPU");
 }
 
 static void test_run_ns(void)
@@ -373,6 +444,7 @@ void test_report(void)
 	test_no_pvsched();
 	test_area();
 	test_irq_wakeup();
+	test_latency_report();
 	test_run_ns();
 	test_check();
 }
