@@ -48,6 +48,14 @@ CASES = (
      "--pvsched=bpf_pvsched_nop --no-area", None),
     ("main", "bpf", "bpf_pvsched_count (BPF)",
      "--pvsched=bpf_pvsched_count", "bpf_pvsched_count"),
+    ("main", "bpfnoarea", "bpf_pvsched_count, no area",
+     "--pvsched=bpf_pvsched_count --no-area", "bpf_pvsched_count"),
+    # What users do without pvsched: the same counting in BPF programs on
+    # KVM's tracepoints (kvm_entry, kvm_exit, kvm_inj_virq,
+    # kvm_vcpu_wakeup), no driver assigned. Attached only around its own
+    # runs: tracepoints see every VM.
+    ("main", "tpcount", "BPF on KVM tracepoints, no driver",
+     "--pvsched= --no-area", "bpf_pvsched_tpcount"),
     ("main", "bpfboost", "bpf_pvsched_boost (BPF)",
      "--pvsched=bpf_pvsched_boost", None),
 )
@@ -82,6 +90,7 @@ class BenchError(Exception):
 
 def vm_script(kernel, iterations, reps):
     """The shell script the VM runs: setup, warm-up, then the rounds."""
+    tp = "bpf_pvsched_tpcount"
     cases = [c for c in CASES if c[0] == kernel]
     lines = ["#!/bin/sh", 'echo "BENCH-KERNEL $(uname -r)"']
     lines += SETUP[kernel]
@@ -95,14 +104,26 @@ def vm_script(kernel, iterations, reps):
     lines.append('\t[ $rc -eq 0 ] || sed "s/^/BENCH-STDERR /" /tmp/err')
     lines.append("}")
     for rnd in range(reps + 1):
-        for _, name, _, opts, _ in cases:
-            if name == "none":
+        for _, name, _, opts, source in cases:
+            if name in ("none", "tpcount"):
                 # The last VM with a driver went away: the static key is
                 # disabled one second later (virtual time, instantly).
                 lines.append("sleep 2")
+            if source == tp:
+                lines.append("pvsched-bpf load tpcount >/dev/null || exit 1")
             for payload in PAYLOADS:
+                if source == tp:
+                    lines.append("pvsched-bpf reset %s >/dev/null || exit 1"
+                                 % tp)
                 lines.append("run %s %s %d %s" % (name, payload, rnd,
                                                   shlex.quote(opts)))
+                if source == tp:
+                    lines.append('echo "BENCH-TPSTATS %s %s %d $(pvsched-bpf '
+                                 'stats %s | tr \"\\n\" \";\")"'
+                                 % (name, payload, rnd, tp))
+            if source == tp:
+                lines.append("pvsched-bpf unload %s >/dev/null || exit 1"
+                             % tp)
     return "\n".join(lines) + "\n"
 
 
@@ -159,6 +180,9 @@ def boot(kernel, iterations, reps, verbose):
             except ValueError:
                 rep = None
             runs[(name, payload)][int(rnd)]["report"] = rep
+        elif tag == "BENCH-TPSTATS":
+            name, payload, rnd, stats = (rest.split(" ", 3) + [""])[:4]
+            runs[(name, payload)][int(rnd)]["tpstats"] = stats
         elif tag == "BENCH-STDERR":
             print("    minivmm:", rest, file=sys.stderr)
     rc = proc.wait()
@@ -194,7 +218,18 @@ def check_run(kernel, case, payload, rnd, run, iterations):
             raise BenchError("%s: vCPU areas %s, not %s" %
                              (where, rep.get("pvsched_area"), area))
     source = case[4]
-    if source:
+    if source == "bpf_pvsched_tpcount":
+        # pvsched-bpf stats lines, ";"-separated: the vCPU thread's.
+        cb = {}
+        for line in run.get("tpstats", "").split(";"):
+            kv = dict(w.split("=", 1) for w in line.split() if "=" in w)
+            if kv.get("tid") == str(vcpu.get("tid")):
+                cb = {"source": source, "vmexit": int(kv["vmexit"])}
+        if cb.get("vmexit", 0) < iterations:
+            raise BenchError("%s: the tracepoint programs counted %s "
+                             "VMEXITs for %d exits" % (where, cb.get("vmexit"),
+                                                       iterations))
+    elif source:
         cb = vcpu.get("callbacks") or {}
         if cb.get("source") != source or cb.get("vmexit", 0) < iterations:
             raise BenchError("%s: driver counted %s VMEXITs (source %s) for "

@@ -6,18 +6,30 @@
  *                                   after this program exits (DRIVER: see
  *                                   drivers[] or "pvsched-bpf -h")
  *   pvsched-bpf unload NAME         unregister it (delete its struct_ops map)
- *   pvsched-bpf stats               bpf_pvsched_count's per-task counts
- *   pvsched-bpf reset               clear bpf_pvsched_count's counts
+ *   pvsched-bpf stats [NAME]        per-task counts of bpf_pvsched_count, or
+ *                                   of NAME: bpf_pvsched_count (the default)
+ *                                   or bpf_pvsched_tpcount
+ *   pvsched-bpf reset [NAME]        clear them
  *
  * Besides the drivers, "load" knows the test suite's variants: sleep,
  * noflag, and sleep-notify, boost-unchecked and boost-write, which the
  * kernel refuses (their loads fail, printing the kernel's reason).
  *
+ * It also knows bpf_pvsched_tpcount ("load tpcount"), which is no pvsched
+ * driver: the baseline of bpf_pvsched_count, the same counts taken by
+ * programs on KVM's tracepoints, for a kernel or VM with no driver. "load"
+ * attaches them and pins their links, so they stay attached after this
+ * program exits; "unload bpf_pvsched_tpcount" removes the pins, which
+ * detaches them, and waits until the kernel has freed the programs.
+ *
  * A registered driver's struct_ops map is pinned at
  * /sys/fs/bpf/pvsched/NAME/ops, bpf_pvsched_count's count maps at
  * /sys/fs/bpf/pvsched/bpf_pvsched_count/{slots,counts}, and
  * bpf_pvsched_noflag's results map at
- * /sys/fs/bpf/pvsched/bpf_pvsched_noflag/results.
+ * /sys/fs/bpf/pvsched/bpf_pvsched_noflag/results. bpf_pvsched_tpcount's
+ * count maps are at /sys/fs/bpf/pvsched/bpf_pvsched_tpcount/{slots,counts}
+ * and its links at /sys/fs/bpf/pvsched/bpf_pvsched_tpcount/TRACEPOINT, e.g.
+ * .../kvm_entry.
  */
 #include <errno.h>
 #include <limits.h>
@@ -33,6 +45,7 @@
 
 #include "pvsched_bpf_count.h"
 #include "pvsched_bpf_noflag.h"
+#include "pvsched_bpf_tpcount.h"
 #include "pvsched_badarea.skel.h"
 #include "pvsched_boost.skel.h"
 #include "pvsched_count.skel.h"
@@ -40,6 +53,7 @@
 #include "pvsched_nop.skel.h"
 #include "pvsched_sample.skel.h"
 #include "pvsched_sleep.skel.h"
+#include "pvsched_tpcount.skel.h"
 
 #define SAMPLE_NAME	"bpf_pvsched_ops"
 #define NOP_NAME	"bpf_pvsched_nop"
@@ -161,6 +175,112 @@ out:
 		unpin(PVSCHED_BPF_COUNT_NAME, "slots");
 	}
 	pvsched_count_bpf__destroy(skel);
+	return err;
+}
+
+/*
+ * The tracepoints of bpf_pvsched_tpcount's programs, one each, whose links
+ * are pinned under these names; each program's section is "tp_btf/NAME".
+ */
+static const char *const tpcount_tps[] = {
+	"kvm_entry", "kvm_exit", "kvm_inj_virq", "kvm_vcpu_wakeup",
+};
+
+#define TPCOUNT_NR_TPS	(sizeof(tpcount_tps) / sizeof(tpcount_tps[0]))
+
+static void tpcount_unpin(void)
+{
+	size_t i;
+
+	for (i = 0; i < TPCOUNT_NR_TPS; i++)
+		unpin(PVSCHED_BPF_TPCOUNT_NAME, tpcount_tps[i]);
+	unpin(PVSCHED_BPF_TPCOUNT_NAME, "counts");
+	unpin(PVSCHED_BPF_TPCOUNT_NAME, "slots");
+}
+
+/* The tracepoint of @prog, in tpcount_tps[]; NULL with a message if not. */
+static const char *tpcount_tp(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog);
+	size_t i;
+
+	for (i = 0; i < TPCOUNT_NR_TPS; i++) {
+		if (!strncmp(sec, "tp_btf/", 7) && !strcmp(sec + 7, tpcount_tps[i]))
+			return tpcount_tps[i];
+	}
+	fprintf(stderr, "pvsched-bpf: %s: section %s is not in tpcount_tps[]\n",
+		bpf_program__name(prog), sec);
+	return NULL;
+}
+
+/*
+ * bpf_pvsched_tpcount: attach every program to its tracepoint and pin the
+ * links and maps, so that the programs stay attached when we exit; no
+ * pvsched driver is registered.
+ */
+static int load_tpcount(void)
+{
+	struct bpf_link *links[TPCOUNT_NR_TPS] = {};
+	struct pvsched_tpcount_bpf *skel;
+	struct bpf_program *prog;
+	char path[PATH_MAX];
+	size_t i, n = 0;
+	const char *tp;
+	int err = -1;
+
+	for (i = 0; i < TPCOUNT_NR_TPS; i++) {
+		pin_path(path, sizeof(path), PVSCHED_BPF_TPCOUNT_NAME,
+			 tpcount_tps[i]);
+		if (!access(path, F_OK)) {
+			fprintf(stderr, "pvsched-bpf: %s is loaded (%s exists)\n",
+				PVSCHED_BPF_TPCOUNT_NAME, path);
+			return -1;
+		}
+	}
+
+	skel = pvsched_tpcount_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "pvsched-bpf: loading %s failed: %s\n",
+			PVSCHED_BPF_TPCOUNT_NAME, strerror(errno));
+		return -1;
+	}
+
+	if (pin_dir_make(PVSCHED_BPF_TPCOUNT_NAME) ||
+	    pin_map(skel->maps.counts, PVSCHED_BPF_TPCOUNT_NAME, "counts") ||
+	    pin_map(skel->maps.slots, PVSCHED_BPF_TPCOUNT_NAME, "slots"))
+		goto out;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		tp = tpcount_tp(prog);
+		if (!tp || n == TPCOUNT_NR_TPS)
+			goto out;
+		links[n] = bpf_program__attach(prog);
+		if (!links[n]) {
+			fprintf(stderr, "pvsched-bpf: attaching %s to %s: %s\n",
+				bpf_program__name(prog), tp, strerror(errno));
+			goto out;
+		}
+		pin_path(path, sizeof(path), PVSCHED_BPF_TPCOUNT_NAME, tp);
+		if (bpf_link__pin(links[n++], path)) {
+			fprintf(stderr, "pvsched-bpf: pinning %s: %s\n", path,
+				strerror(errno));
+			goto out;
+		}
+	}
+	if (n != TPCOUNT_NR_TPS) {
+		fprintf(stderr, "pvsched-bpf: %s has %zu programs, not %zu\n",
+			PVSCHED_BPF_TPCOUNT_NAME, n, TPCOUNT_NR_TPS);
+		goto out;
+	}
+	err = 0;
+	printf("attached %s\n", PVSCHED_BPF_TPCOUNT_NAME);
+out:
+	if (err)
+		tpcount_unpin();
+	/* Closes our link fds: a pinned link stays attached. */
+	for (i = 0; i < n; i++)
+		bpf_link__destroy(links[i]);
+	pvsched_tpcount_bpf__destroy(skel);
 	return err;
 }
 
@@ -356,6 +476,8 @@ static const struct {
 	  NOP_NAME ": every event, does nothing" },
 	{ "boost", load_boost, false,
 	  BOOST_NAME ": boosts on the guest's request (PVSCHED_OPS_BOOST)" },
+	{ "tpcount", load_tpcount, false,
+	  PVSCHED_BPF_TPCOUNT_NAME ": count's counts on KVM's tracepoints, not a driver" },
 	{ "sleep", load_sleep_reg, true,
 	  SLEEP_NAME " with sleepable register and unregister" },
 	{ "noflag", load_noflag, true,
@@ -383,10 +505,72 @@ static int cmd_load(const char *which)
 	return -1;
 }
 
+/*
+ * Detach bpf_pvsched_tpcount: remove the pins of its links, which hold the
+ * last references to them unless another process has one, and remove its
+ * maps' pins. The kernel drops a link's pin after an RCU grace period,
+ * releases the link, which detaches its program, in a workqueue, and puts
+ * the program a grace period later: wait up to a second for each program
+ * to go, so that when this returns none runs or will run again.
+ */
+static int tpcount_unload(void)
+{
+	__u32 prog_ids[TPCOUNT_NR_TPS], len;
+	struct bpf_link_info info;
+	char path[PATH_MAX];
+	int fd, tries, err = 0;
+	size_t i, found = 0, n = 0;
+
+	for (i = 0; i < TPCOUNT_NR_TPS; i++) {
+		pin_path(path, sizeof(path), PVSCHED_BPF_TPCOUNT_NAME,
+			 tpcount_tps[i]);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		found++;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			prog_ids[n++] = info.prog_id;
+		close(fd);
+		unlink(path);
+	}
+	if (!found) {
+		pin_path(path, sizeof(path), PVSCHED_BPF_TPCOUNT_NAME, NULL);
+		fprintf(stderr, "pvsched-bpf: %s: no links pinned (not loaded by pvsched-bpf?)\n",
+			path);
+		return -1;
+	}
+
+	for (i = 0; i < n; i++) {
+		for (tries = 0; (fd = bpf_prog_get_fd_by_id(prog_ids[i])) >= 0;
+		     tries++) {
+			close(fd);
+			if (tries == 100) {
+				fprintf(stderr, "pvsched-bpf: program %u of %s still loaded after 1 s (held by another process?)\n",
+					prog_ids[i], PVSCHED_BPF_TPCOUNT_NAME);
+				err = -1;
+				break;
+			}
+			usleep(10000);
+		}
+	}
+
+	tpcount_unpin();
+	pin_path(path, sizeof(path), PVSCHED_BPF_TPCOUNT_NAME, NULL);
+	rmdir(path);
+	if (!err)
+		printf("detached %s\n", PVSCHED_BPF_TPCOUNT_NAME);
+	return err;
+}
+
 static int cmd_unload(const char *name)
 {
 	char path[PATH_MAX];
 	int fd, zero = 0;
+
+	if (!strcmp(name, PVSCHED_BPF_TPCOUNT_NAME))
+		return tpcount_unload();
 
 	pin_path(path, sizeof(path), name, "ops");
 	fd = bpf_obj_get(path);
@@ -412,23 +596,45 @@ static int cmd_unload(const char *name)
 	return 0;
 }
 
-static int map_open(const char *path)
+/* The count maps of "stats" and "reset", see pvsched_bpf_count.h. */
+static const struct {
+	const char *name;
+	const char *which;	/* its "load" argument */
+	const char *slots;
+	const char *hash;
+} count_maps[] = {
+	{ PVSCHED_BPF_COUNT_NAME, "count", PVSCHED_BPF_COUNT_SLOTS_MAP,
+	  PVSCHED_BPF_COUNT_MAP },
+	{ PVSCHED_BPF_TPCOUNT_NAME, "tpcount", PVSCHED_BPF_TPCOUNT_SLOTS_MAP,
+	  PVSCHED_BPF_TPCOUNT_MAP },
+};
+
+static int map_open(const char *path, const char *which)
 {
 	int fd = bpf_obj_get(path);
 
 	if (fd < 0)
-		fprintf(stderr, "pvsched-bpf: %s: %s (run 'pvsched-bpf load count')\n",
-			path, strerror(errno));
+		fprintf(stderr, "pvsched-bpf: %s: %s (run 'pvsched-bpf load %s')\n",
+			path, strerror(errno), which);
 	return fd;
 }
 
-/* Both count maps, see pvsched_bpf_count.h; 0 or -1 with a message. */
-static int counts_open(int *slots_fd, int *hash_fd)
+/* Both count maps of @name; 0 or -1 with a message. */
+static int counts_open(const char *name, int *slots_fd, int *hash_fd)
 {
-	*slots_fd = map_open(PVSCHED_BPF_COUNT_SLOTS_MAP);
+	size_t i, n = sizeof(count_maps) / sizeof(count_maps[0]);
+
+	for (i = 0; i < n && strcmp(name, count_maps[i].name); i++)
+		;
+	if (i == n) {
+		fprintf(stderr, "pvsched-bpf: no counts for '%s' (%s, %s)\n",
+			name, PVSCHED_BPF_COUNT_NAME, PVSCHED_BPF_TPCOUNT_NAME);
+		return -1;
+	}
+	*slots_fd = map_open(count_maps[i].slots, count_maps[i].which);
 	if (*slots_fd < 0)
 		return -1;
-	*hash_fd = map_open(PVSCHED_BPF_COUNT_MAP);
+	*hash_fd = map_open(count_maps[i].hash, count_maps[i].which);
 	if (*hash_fd < 0) {
 		close(*slots_fd);
 		return -1;
@@ -448,7 +654,7 @@ static int task_cmp(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static int cmd_stats(void)
+static int cmd_stats(const char *name)
 {
 	static struct task_counts t[PVSCHED_BPF_COUNT_SLOTS +
 				    PVSCHED_BPF_COUNT_MAX_TASKS];
@@ -456,7 +662,7 @@ static int cmd_stats(void)
 	int slots_fd, hash_fd, n = 0, i;
 	__u32 key, next, *prev = NULL;
 
-	if (counts_open(&slots_fd, &hash_fd))
+	if (counts_open(name, &slots_fd, &hash_fd))
 		return -1;
 	for (key = 0; key < PVSCHED_BPF_COUNT_SLOTS; key++) {
 		if (bpf_map_lookup_elem(slots_fd, &key, &slot)) {
@@ -488,13 +694,13 @@ err:
 	return -1;
 }
 
-static int cmd_reset(void)
+static int cmd_reset(const char *name)
 {
 	struct pvsched_bpf_slot zero = {};
 	int slots_fd, hash_fd, err = 0;
 	__u32 key;
 
-	if (counts_open(&slots_fd, &hash_fd))
+	if (counts_open(name, &slots_fd, &hash_fd))
 		return -1;
 	for (key = 0; key < PVSCHED_BPF_COUNT_SLOTS; key++) {
 		if (bpf_map_update_elem(slots_fd, &key, &zero, BPF_ANY)) {
@@ -519,7 +725,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: pvsched-bpf [-v] load DRIVER\n"
 		"       pvsched-bpf [-v] unload NAME\n"
-		"       pvsched-bpf stats | reset\n");
+		"       pvsched-bpf stats [NAME]\n"
+		"       pvsched-bpf reset [NAME]\n");
 	for (test = 0; test < 2; test++) {
 		fprintf(f, "%s\n", test ? "DRIVER, test-only variants:" :
 					  "DRIVER:");
@@ -529,6 +736,8 @@ static void usage(FILE *f)
 					drivers[i].what);
 		}
 	}
+	fprintf(f, "NAME of stats and reset: %s (the default) or %s\n",
+		PVSCHED_BPF_COUNT_NAME, PVSCHED_BPF_TPCOUNT_NAME);
 	fprintf(f, "-v: libbpf's debug output too (the verifier's log of a refused load is always shown)\n");
 }
 
@@ -547,10 +756,10 @@ int main(int argc, char **argv)
 		ret = cmd_load(argv[2]);
 	else if (argc == 3 && !strcmp(argv[1], "unload"))
 		ret = cmd_unload(argv[2]);
-	else if (argc == 2 && !strcmp(argv[1], "stats"))
-		ret = cmd_stats();
-	else if (argc == 2 && !strcmp(argv[1], "reset"))
-		ret = cmd_reset();
+	else if ((argc == 2 || argc == 3) && !strcmp(argv[1], "stats"))
+		ret = cmd_stats(argc == 3 ? argv[2] : PVSCHED_BPF_COUNT_NAME);
+	else if ((argc == 2 || argc == 3) && !strcmp(argv[1], "reset"))
+		ret = cmd_reset(argc == 3 ? argv[2] : PVSCHED_BPF_COUNT_NAME);
 	else if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
 		return usage(stdout), 0;
 	else
