@@ -8,6 +8,8 @@
 #                      build/modules/pvsched_count.ko
 #   make bench         exit-path cost of pvsched against an unpatched
 #                      kernel, in QEMU virtual time (build/bench.json)
+#   make latency       guest wake-up latency under host CPU hogs, with and
+#                      without the boost (build/latency.json, .png)
 #   make series-check  bisectability, config variants and checkpatch
 #   make shell         interactive shell in the booted VM
 #
@@ -18,12 +20,12 @@ ROOT := $(CURDIR)
 BUILD := $(ROOT)/build
 
 .PHONY: all deps kernel kernel-tree bpf vmm initramfs check demo shell \
-	bench series-check clean distclean help
+	bench latency series-check clean distclean help
 
 all: kernel
 
 help:
-	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/deps.sh
@@ -54,6 +56,9 @@ shell: deps
 
 bench: deps
 	@ci/bench.sh
+
+latency: deps
+	@ci/latency.sh
 
 series-check: kernel-tree
 	@kernel/scripts/series-check.sh

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the project needs, if any are missing.
-# Usage: scripts/deps.sh
+# Usage: scripts/deps.sh [EXTRA_PACKAGE]...	(e.g. make latency's gnuplot-nox)
 set -euo pipefail
 
 PKGS=(
@@ -10,6 +10,7 @@ PKGS=(
 	dwarves pahole python3 perl kmod rsync git xz-utils
 	clang llvm bpftool libbpf-dev zlib1g-dev
 	qemu-system-x86 cpio busybox-static ccache jq
+	"$@"
 )
 
 missing=()

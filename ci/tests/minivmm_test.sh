@@ -37,6 +37,7 @@ BOOST_KO=/lib/modules/pvsched_boost.ko
 IRQ_TICKS=40
 IRQ_CPU=1
 IRQ_SPIN_PERIOD_US=2000
+LAT_SAMPLES=200			# the latency payload's samples
 TEST_DRV_KO=/lib/modules/pvsched_test_drv.ko
 STRICT_STATS=/sys/kernel/debug/pvsched_test_strict
 KVM_DEV=/dev/kvm
@@ -296,7 +297,7 @@ good_boost_report() {
 }
 
 echo "TAP version 13"
-echo "1..55"
+echo "1..58"
 
 run --list-drivers --json
 check "minivmm --list-drivers lists pvsched_nop" \
@@ -548,6 +549,32 @@ run --pvsched=pvsched_boost --vcpus=2 --payload=irq \
 	--period-us=$BOOST_PERIOD_US --iterations=$IRQ_TICKS --json
 check "pvsched_boost, no --boost-irq, halted vCPUs: never boosted" \
 	unboosted_ok "$OUT" 2
+
+# The latency payload (make latency's): on an idle host every sample is
+# taken, in order of size, and KVM told minivmm the TSC frequency. With
+# --boost=wait the vCPU sleeps boosted, so its timer handler finds
+# PVSCHED_HOST_BOOSTED (all but a sample whose tick beat the HLT); with
+# --vcpu-fifo the vCPU thread is SCHED_FIFO (root may).
+run --pvsched= --payload=latency --iterations=$LAT_SAMPLES --json
+check "latency payload: $LAT_SAMPLES samples, min <= p50 <= p99 <= p99.9 <= max, tsc_khz" \
+	rc_json 0 '.tsc_khz > 0 and .vcpus == 1 and (.vcpu | length) == 1 and
+		   (.vcpu[0].latency | .samples == $n and
+		    .min_ns <= .p50_ns and .p50_ns <= .p99_ns and
+		    .p99_ns <= .p999_ns and .p999_ns <= .max_ns and
+		    ([.hist[][1]] | add) == $n)' --argjson n $LAT_SAMPLES
+run --pvsched=pvsched_boost --payload=latency --boost=wait \
+	--iterations=$LAT_SAMPLES --json
+check "latency payload, pvsched_boost, --boost=wait: the handler finds the vCPU boosted" \
+	rc_json 0 '.boost == "wait" and (.vcpu | length) == 1 and
+		   .vcpu[0].latency.samples == $n and
+		   .vcpu[0].latency.boost_seen * 2 >= $n and
+		   .vcpu[0].pvsched_area.boosts * 2 >= $n' \
+		--argjson n $LAT_SAMPLES
+run --pvsched= --payload=latency --vcpu-fifo=1 --iterations=$LAT_SAMPLES \
+	--json
+check "latency payload, --vcpu-fifo=1: runs with SCHED_FIFO vCPU threads" \
+	rc_json 0 '.vcpu_fifo == 1 and .vcpu[0].latency.samples == $n' \
+		--argjson n $LAT_SAMPLES
 
 # A preempted vCPU: the guest spins with interrupts on, its thread shares
 # CPU $IRQ_CPU with a busy loop, and a tick that finds the thread

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make latency: how much sooner a latency-critical guest runs on a busy
+# host with pvsched's boost, in QEMU virtual time. Builds the pvsched
+# kernel, the BPF drivers, minivmm with its payloads and the suite's hog,
+# then ci/latency.py boots the kernel on one CPU with -icount and measures
+# the latency payload's timer wake-ups in each case (build/latency.json,
+# build/latency.png, the table on the terminal).
+#
+# Environment: LATENCY_SAMPLES (wake-ups per run), LATENCY_REPS (rounds),
+# LATENCY_HOGS (busy loops), LATENCY_OUT (JSON), LATENCY_ARGS (more
+# ci/latency.py options). Compare two result files:
+#   python3 ci/latency.py --compare build/latency.json other.json
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$ROOT/build
+cd "$ROOT"
+
+die() { echo "latency: error: $*" >&2; exit 1; }
+
+scripts/deps.sh gnuplot-nox || die "cannot install gnuplot-nox"
+echo "==> [latency] building"
+make -s kernel || die "kernel build failed"
+make -s bpf || die "BPF drivers failed to build"
+make -s --no-print-directory -C vmm all || die "minivmm failed to build"
+make -s --no-print-directory -C ci/tests OUT="$BUILD/tests" ||
+	die "the suite (hog) failed to build"
+ci/mkinitramfs.sh "$BUILD" "$BUILD/initramfs.cpio" >/dev/null ||
+	die "initramfs"
+
+# shellcheck disable=SC2086 # LATENCY_ARGS is a list of options
+exec python3 "$ROOT/ci/latency.py" --out "${LATENCY_OUT:-$BUILD/latency.json}" \
+	${LATENCY_SAMPLES:+--samples "$LATENCY_SAMPLES"} \
+	${LATENCY_REPS:+--reps "$LATENCY_REPS"} \
+	${LATENCY_HOGS:+--hogs "$LATENCY_HOGS"} ${LATENCY_ARGS:-}
