@@ -30,17 +30,7 @@
 	.globl	_start
 _start:
 	PAYLOAD_ENTRY
-	mov	PARAM(PVSCHED_AREA), %rbx
-	test	%rbx, %rbx
-	jz	.Larea_ok
-	shl	$6, %rdi			/* PVSCHED_AREA_SIZE * index */
-	add	%rdi, %rbx
-	cmpl	$PVSCHED_AREA_VERSION, AREA_VERSION(%rbx)
-	je	.Larea_ok
-	UCALL	UCALL_FAIL, $FAIL_BAD_AREA
-	HALT_FOREVER
-.Larea_ok:
-	UCALL	UCALL_AREA, %rbx
+	AREA_SETUP
 	call	lapic_timer_start
 	xor	%r8d, %r8d
 .Lloop:

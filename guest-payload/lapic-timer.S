@@ -127,16 +127,7 @@ timer_isr:
 	sub	$timer_isr, %rax
 	cmp	$(timer_isr_end - timer_isr), %rax
 	jb	.Lduplicate
-	incq	VCPU_TICKS(%r15)
-	mov	VCPU_ISR_AREA(%r15), %rax
-	test	%rax, %rax
-	jz	.Leoi
-	testl	$PVSCHED_HOST_BOOSTED, AREA_HOST_FLAGS(%rax)
-	jz	.Leoi
-	incq	VCPU_ISR_BOOSTED(%r15)
-.Leoi:
-	mov	$LAPIC_BASE, %eax
-	movl	$0, APIC_EOI(%rax)
+	TICK_EOI
 	pop	%rax
 	iretq
 .Lduplicate:

@@ -25,4 +25,24 @@
 #define TIMER_VECTOR		0x20
 #define SPURIOUS_VECTOR		0xff
 
+#ifdef __ASSEMBLER__
+/*
+ * The end of a timer handler's real tick: count it (VCPU_TICKS), count it
+ * in VCPU_ISR_BOOSTED if the handler's pvsched area (VCPU_ISR_AREA, 0:
+ * none) has PVSCHED_HOST_BOOSTED set, then EOI. Clobbers %rax.
+ */
+.macro TICK_EOI
+	incq	VCPU_TICKS(%r15)
+	mov	VCPU_ISR_AREA(%r15), %rax
+	test	%rax, %rax
+	jz	.Leoi\@
+	testl	$PVSCHED_HOST_BOOSTED, AREA_HOST_FLAGS(%rax)
+	jz	.Leoi\@
+	incq	VCPU_ISR_BOOSTED(%r15)
+.Leoi\@:
+	mov	$LAPIC_BASE, %eax
+	movl	$0, APIC_EOI(%rax)
+.endm
+#endif
+
 #endif /* LAPIC_H */

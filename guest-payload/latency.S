@@ -73,17 +73,7 @@ _start:
 	UCALL	UCALL_FAIL, $FAIL_NO_TSC_DEADLINE
 	HALT_FOREVER
 .Ltsc_deadline_ok:
-	mov	PARAM(PVSCHED_AREA), %rbx
-	test	%rbx, %rbx
-	jz	.Larea_ok
-	shl	$6, %rdi			/* PVSCHED_AREA_SIZE * index */
-	add	%rdi, %rbx
-	cmpl	$PVSCHED_AREA_VERSION, AREA_VERSION(%rbx)
-	je	.Larea_ok
-	UCALL	UCALL_FAIL, $FAIL_BAD_AREA
-	HALT_FOREVER
-.Larea_ok:
-	UCALL	UCALL_AREA, %rbx
+	AREA_SETUP
 	mov	PARAM(FLAGS), %r8
 	test	$MINIVMM_LAT_BOOST_HOLD, %r8
 	jz	.Lflags_ok
@@ -206,16 +196,7 @@ latency_isr:
 	mov	VCPU_SAMPLES(%r15), %rcx
 	mov	%edx, (%rcx,%rax,4)
 .Lcount:
-	incq	VCPU_TICKS(%r15)
-	mov	VCPU_ISR_AREA(%r15), %rax
-	test	%rax, %rax
-	jz	.Leoi
-	testl	$PVSCHED_HOST_BOOSTED, AREA_HOST_FLAGS(%rax)
-	jz	.Leoi
-	incq	VCPU_ISR_BOOSTED(%r15)
-.Leoi:
-	mov	$LAPIC_BASE, %eax
-	movl	$0, APIC_EOI(%rax)
+	TICK_EOI
 	pop	%rcx
 	pop	%rax
 	pop	%rdx

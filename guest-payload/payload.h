@@ -71,6 +71,26 @@
 	mov	%rbp, %r14
 .endm
 
+/*
+ * %rbx := this vCPU's pvsched area, params.pvsched_area_gpa +
+ * PVSCHED_AREA_SIZE * %rdi (the vCPU index), or 0 without one;
+ * FAIL(FAIL_BAD_AREA) if its version is not 1; then AREA(%rbx), which
+ * tells the VMM which area the payload uses. Clobbers %rdi.
+ */
+.macro AREA_SETUP
+	mov	PARAM(PVSCHED_AREA), %rbx
+	test	%rbx, %rbx
+	jz	.Larea_ok\@
+	shl	$6, %rdi
+	add	%rdi, %rbx
+	cmpl	$PVSCHED_AREA_VERSION, AREA_VERSION(%rbx)
+	je	.Larea_ok\@
+	UCALL	UCALL_FAIL, $FAIL_BAD_AREA
+	HALT_FOREVER
+.Larea_ok\@:
+	UCALL	UCALL_AREA, %rbx
+.endm
+
 /* Jump to \done once the target is reached or the VMM asked to stop. */
 .macro CHECK_DONE done:req
 	test	%r13, %r13

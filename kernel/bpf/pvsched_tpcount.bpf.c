@@ -3,9 +3,9 @@
  * bpf_pvsched_tpcount: what bpf_pvsched_count counts, counted without
  * pvsched by tp_btf programs on KVM's own tracepoints, on a kernel where no
  * pvsched driver is assigned: the baseline for bpf_pvsched_count's cost.
- * Its maps (see pvsched_bpf_tpcount.h) and counting code are copies of
- * pvsched_count.bpf.c's, so that only the way the programs are invoked
- * differs. The counted thread is the current one, the vCPU thread on all
+ * Its maps (see pvsched_bpf_tpcount.h) and counting code are
+ * pvsched_count.bpf.c's (pvsched_bpf_count_prog.h), so that only the way
+ * the programs are invoked differs. The counted thread is the current one, the vCPU thread on all
  * four tracepoints, by the struct pid that KVM passes to pvsched drivers:
  * vcpu->pid is the thread_pid of the thread that runs KVM_RUN. Tracepoints
  * fire for every VM on the host, not only for those of one VMM.
@@ -26,54 +26,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "pvsched_bpf_tpcount.h"
+#include "pvsched_bpf_count_prog.h"
 
 char _license[] SEC("license") = "GPL";
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PVSCHED_BPF_COUNT_MAX_TASKS);
-	__type(key, __u32);
-	__type(value, struct pvsched_bpf_counts);
-} counts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PVSCHED_BPF_COUNT_SLOTS);
-	__type(key, __u32);
-	__type(value, struct pvsched_bpf_slot);
-} slots SEC(".maps");
-
-/* The slow path, out of line so that the fast one stays short. */
-static __noinline struct pvsched_bpf_counts *hash_counts(__u32 tid)
-{
-	struct pvsched_bpf_counts zero = {}, *c;
-
-	c = bpf_map_lookup_elem(&counts, &tid);
-	if (c)
-		return c;
-	/* Fails only when the map is full: the task is then not counted. */
-	bpf_map_update_elem(&counts, &tid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&counts, &tid);
-}
-
-static struct pvsched_bpf_counts *task_counts(struct pid *pid)
-{
-	__u32 tid = pid->numbers[0].nr;
-	__u32 idx = pvsched_bpf_count_slot(tid);
-	struct pvsched_bpf_slot *s;
-	__u32 owner;
-
-	/* A claimed slot keeps its owner, so counts never move. */
-	s = bpf_map_lookup_elem(&slots, &idx);
-	if (s) {
-		owner = s->tid;
-		if (!owner)
-			owner = __sync_val_compare_and_swap(&s->tid, 0, tid) ?: tid;
-		if (owner == tid)
-			return &s->counts;
-	}
-	return hash_counts(tid);
-}
 
 /* bpf_pvsched_count's notify_event, for the current (vCPU) thread. */
 static void count_event(__u32 event)
@@ -81,16 +36,8 @@ static void count_event(__u32 event)
 	struct pid *pid = bpf_get_current_task_btf()->thread_pid;
 	struct pvsched_bpf_counts *c = task_counts(pid);
 
-	if (!c)
-		return;
-	if (event & PVSCHED_VCPU_VMENTER)
-		__sync_fetch_and_add(&c->vmenter, 1);
-	if (event & PVSCHED_VCPU_VMEXIT)
-		__sync_fetch_and_add(&c->vmexit, 1);
-	if (event & PVSCHED_VCPU_HALT)
-		__sync_fetch_and_add(&c->halt, 1);
-	if (event & PVSCHED_VCPU_INTR_INJ)
-		__sync_fetch_and_add(&c->intr_inj, 1);
+	if (c)
+		count_events(c, event);
 }
 
 SEC("tp_btf/kvm_entry")
