@@ -338,7 +338,8 @@ rm -f "$smoke.json" "$BUILD/latency.log"
 	if scripts/deps.sh gnuplot-nox > "$smoke.log" 2>&1 &&
 	   ci/mkinitramfs.sh "$BUILD" "$BUILD/initramfs.cpio" >/dev/null &&
 	   VMRUN_DMESG=1 python3 ci/latency.py --samples 200 --reps 1 \
-		--out "$smoke.json" --png "$smoke.png" >> "$smoke.log" 2>&1 &&
+		--timeout 600 --out "$smoke.json" --png "$smoke.png" \
+		>> "$smoke.log" 2>&1 &&
 	   [ -s "$smoke.png" ]; then
 		echo "ok 1 latency: every case ran to completion, JSON and plot written"
 	else

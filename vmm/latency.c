@@ -71,8 +71,8 @@ static int latency__cmp(const void *a, const void *b)
 
 /*
  * The statistics of @n samples of TSC ticks, converted to ns with
- * @tsc_khz. No samples: all zero, no buckets. -ENOMEM if the sorted copy
- * cannot be allocated.
+ * @tsc_khz. No samples: all zero, no buckets. @ticks is kept (not copied)
+ * for --latency-samples. -ENOMEM if the sorted copy cannot be allocated.
  */
 int latency__stats(const __u32 *ticks, size_t n, unsigned long long tsc_khz,
 		   struct latency_stats *st)
@@ -82,6 +82,8 @@ int latency__stats(const __u32 *ticks, size_t n, unsigned long long tsc_khz,
 	size_t i;
 
 	memset(st, 0, sizeof(*st));
+	st->ticks = ticks;
+	st->tsc_khz = tsc_khz;
 	if (!n)
 		return 0;
 	ns = malloc(n * sizeof(*ns));

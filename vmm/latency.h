@@ -35,6 +35,9 @@ struct latency_stats {
 	/* From 1 us up to the bucket that holds max_ns, empty ones too. */
 	unsigned int nr_buckets;
 	struct latency_bucket hist[LATENCY_MAX_BUCKETS];
+	/* The samples as the guest stored them, for --latency-samples. */
+	const __u32 *ticks;
+	unsigned long long tsc_khz;
 };
 
 unsigned long long latency__ns(__u32 ticks, unsigned long long tsc_khz);

@@ -171,6 +171,11 @@ static int vm__load_payload(struct vm *vm)
 		       pi->name);
 		return EXIT_USAGE;
 	}
+	if (vm->opts.latency_samples && pi && !pi->latency) {
+		pr_err("--latency-samples: payload %s takes no latency samples (only latency)",
+		       pi->name);
+		return EXIT_USAGE;
+	}
 	if (vm->opts.iterations > MINIVMM_LAT_MAX_SAMPLES && pi &&
 	    pi->latency) {
 		pr_err("--iterations: payload %s keeps at most %llu samples per vCPU",

@@ -28,6 +28,7 @@ enum {
 	OPT_BOOST_IRQ,
 	OPT_BOOST,
 	OPT_VCPU_FIFO,
+	OPT_LATENCY_SAMPLES,
 	OPT_SWITCH,
 	OPT_LIST_DRIVERS,
 	OPT_JSON,
@@ -47,6 +48,7 @@ static const struct option long_options[] = {
 	{ "boost-irq",	  no_argument,	     NULL, OPT_BOOST_IRQ },
 	{ "boost",	  required_argument, NULL, OPT_BOOST },
 	{ "vcpu-fifo",	  required_argument, NULL, OPT_VCPU_FIFO },
+	{ "latency-samples", no_argument,    NULL, OPT_LATENCY_SAMPLES },
 	{ "switch",	  required_argument, NULL, OPT_SWITCH },
 	{ "list-drivers", no_argument,	     NULL, OPT_LIST_DRIVERS },
 	{ "json",	  no_argument,	     NULL, OPT_JSON },
@@ -116,6 +118,9 @@ void options__usage(FILE *f)
 "                       CAP_SYS_NICE or RLIMIT_RTPRIO (EPERM: exit status\n"
 "                       %d); a vCPU that spins holds its CPU as long as RT\n"
 "                       throttling lets it\n"
+"  --latency-samples    latency payload: also every sample, in ns, in the\n"
+"                       JSON report (\"samples_ns\"), e.g. to pool runs;\n"
+"                       a usage error with other named payloads\n"
 "  --switch=NAME@S      replace the driver with NAME S seconds after the\n"
 "                       vCPUs start (@S alone unassigns); repeatable, up\n"
 "                       to %d times\n"
@@ -414,6 +419,9 @@ static int options__one(struct options *opts, int c, const char *arg,
 			return -1;
 		}
 		opts->vcpu_fifo = n;
+		return 0;
+	case OPT_LATENCY_SAMPLES:
+		opts->latency_samples = true;
 		return 0;
 	case OPT_SWITCH:
 		return options__add_switch(opts, arg, err);

@@ -73,6 +73,7 @@ struct options {
 	bool boost_irq;			/* --boost-irq */
 	enum lat_boost boost;		/* --boost */
 	unsigned int vcpu_fifo;		/* --vcpu-fifo, 0: not given */
+	bool latency_samples;		/* --latency-samples */
 	struct pvsched_switch switches[MINIVMM_MAX_SWITCHES];
 	unsigned int nr_switches;	/* sorted by time */
 	bool list_drivers;

@@ -280,7 +280,7 @@ static void report__json_area(FILE *f, const struct kvm_cpu *cpu)
  * ns values null without samples.
  */
 static void report__json_latency(FILE *f, const struct kvm_cpu *cpu,
-				 const struct latency_stats *l)
+				 const struct latency_stats *l, bool samples)
 {
 	unsigned int i;
 
@@ -303,12 +303,21 @@ static void report__json_latency(FILE *f, const struct kvm_cpu *cpu,
 	for (i = 0; i < l->nr_buckets; i++)
 		fprintf(f, "%s[%llu,%llu]", i ? "," : "", l->hist[i].le_ns,
 			l->hist[i].count);
-	fprintf(f, "]}");
+	fprintf(f, "]");
+	/* --latency-samples: each sample in ns, in the order taken. */
+	if (samples) {
+		fprintf(f, ",\"samples_ns\":[");
+		for (i = 0; i < l->samples; i++)
+			fprintf(f, "%s%llu", i ? "," : "",
+				latency__ns(l->ticks[i], l->tsc_khz));
+		fprintf(f, "]");
+	}
+	fprintf(f, "}");
 }
 
 static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
 			      const struct tid_stats *s,
-			      const struct latency_stats *l)
+			      const struct latency_stats *l, bool samples)
 {
 	const struct pvsched_counts *c = &s->counts;
 
@@ -337,7 +346,7 @@ static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
 			fprintf(f, "null}");
 	}
 	report__json_area(f, cpu);
-	report__json_latency(f, cpu, l);
+	report__json_latency(f, cpu, l, samples);
 	fputc('}', f);
 }
 
@@ -389,7 +398,8 @@ void report__json(FILE *f, const struct report *r)
 		if (i)
 			fputc(',', f);
 		report__json_vcpu(f, &r->cpus[i], &r->stats[i],
-				  r->latency ? &r->latency[i] : NULL);
+				  r->latency ? &r->latency[i] : NULL,
+				  r->opts->latency_samples);
 	}
 	fprintf(f, "]}\n");
 }

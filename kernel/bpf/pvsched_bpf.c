@@ -130,6 +130,23 @@ static int driver_attach(struct bpf_map *ops, const char *name)
 	return 0;
 }
 
+/*
+ * A driver with maps pinned under its name must not be loaded twice: the
+ * second load would replace the pins of the maps of the registered one
+ * before its registration fails. Its "ops" pin says that it is loaded.
+ */
+static int driver_loaded(const char *name)
+{
+	char path[PATH_MAX];
+
+	pin_path(path, sizeof(path), name, "ops");
+	if (access(path, F_OK))
+		return 0;
+	fprintf(stderr, "pvsched-bpf: %s is already loaded (pvsched-bpf unload %s first)\n",
+		name, name);
+	return 1;
+}
+
 static int pin_map(struct bpf_map *map, const char *name, const char *obj)
 {
 	char path[PATH_MAX];
@@ -156,6 +173,8 @@ static int load_count(void)
 	struct pvsched_count_bpf *skel;
 	int err = -1;
 
+	if (driver_loaded(PVSCHED_BPF_COUNT_NAME))
+		return -1;
 	skel = pvsched_count_bpf__open_and_load();
 	if (!skel) {
 		fprintf(stderr, "pvsched-bpf: loading %s failed: %s\n",
@@ -342,6 +361,8 @@ static int load_noflag(void)
 	struct pvsched_noflag_bpf *skel;
 	int err = -1;
 
+	if (driver_loaded(PVSCHED_BPF_NOFLAG_NAME))
+		return -1;
 	skel = pvsched_noflag_bpf__open_and_load();
 	if (!skel) {
 		fprintf(stderr, "pvsched-bpf: loading %s failed: %s\n",

@@ -765,6 +765,15 @@ static void test_latency_errors(void)
 	      !strcmp(err, "minivmm: --boost: payload other raises no "
 		      "PVSCHED_GUEST_BOOST around its waits (only latency)\n"),
 	      "--boost with a payload file of another name: usage error");
+	run("", "--latency-samples --payload=irq", NULL);
+	check(status == 1 && !*out &&
+	      !strcmp(err, "minivmm: --latency-samples: payload irq takes no "
+		      "latency samples (only latency)\n"),
+	      "--latency-samples with irq: usage error, exit 1, one line");
+	run(G_LAT, "--latency-samples --iterations=3 --json " LATENCY, NULL);
+	check(status == 0 && strstr(out, ",\"samples_ns\":[") &&
+	      !strstr(strstr(out, "samples_ns") + 1, "samples_ns"),
+	      "latency --latency-samples: samples_ns in the report, once");
 	run("", "--boost=wait --no-area " LATENCY, NULL);
 	check(status == 1 && !*out &&
 	      !strcmp(err, "minivmm: --boost: no pvsched area with --no-area\n"

@@ -250,8 +250,10 @@ static void test_boost_fifo(void)
 	   !strcmp(options__boost_name(LAT_BOOST_HOLD), "hold"),
 	   "boost names: wait, hold, none when not given");
 
-	ok(accepts("--vcpu-fifo=1") && opts.vcpu_fifo == 1,
-	   "--vcpu-fifo=1 (min)");
+	ok(accepts("--latency-samples") && opts.latency_samples,
+	   "--latency-samples");
+	ok(accepts("--vcpu-fifo=1") && opts.vcpu_fifo == 1 &&
+	   !opts.latency_samples, "--vcpu-fifo=1 (min)");
 	ok(accepts("--vcpu-fifo", "99") && opts.vcpu_fifo == 99,
 	   "--vcpu-fifo 99 (max)");
 	ok(accepts("--vcpu-fifo=50", "--no-pvsched", "--payload=io") &&

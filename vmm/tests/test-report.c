@@ -390,6 +390,16 @@ static void test_latency_report(void)
 		  "\"p999_ns\":null,\"max_ns\":null,\"boost_seen\":0,"
 		  "\"hist\":[]}}]}\n"),
 	   "JSON: no samples, null values and an empty histogram");
+	ok(!strstr(out, "samples_ns"), "JSON: no samples_ns by default");
+	o.latency_samples = true;
+	f = open_out();
+	report__json(f, &r);
+	fclose(f);
+	ok(strstr(out, ",[44670,0],[50120,1]],\"samples_ns\":[1000,2000,"
+		  "1500,50000]}},{\"index\":1,") &&
+	   strstr(out, "\"hist\":[],\"samples_ns\":[]}}]}\n"),
+	   "JSON: --latency-samples, each sample in ns, in the order taken");
+	o.latency_samples = false;
 	f = open_out();
 	report__text(f, &r);
 	fclose(f);
