@@ -35,6 +35,23 @@ static void test_json_string(void)
 	   out);
 }
 
+/* Render @r into out[] as JSON, or as the text report. */
+static void render_json(struct report *r)
+{
+	FILE *f = open_out();
+
+	report__json(f, r);
+	fclose(f);
+}
+
+static void render_text(struct report *r)
+{
+	FILE *f = open_out();
+
+	report__text(f, r);
+	fclose(f);
+}
+
 static void fake_report(struct report *r, struct options *o,
 			struct kvm_cpu *cpus, struct tid_stats *ts)
 {
@@ -84,12 +101,9 @@ static void test_outputs(void)
 	struct tid_stats ts[2];
 	struct options o;
 	struct report r;
-	FILE *f;
 
 	fake_report(&r, &o, cpus, ts);
-	f = open_out();
-	report__json(f, &r);
-	fclose(f);
+	render_json(&r);
 	ok(strstr(out, "{\"ok\":true,\"signal\":0,\"payload\":"
 		  "\"/p/io.bin\",\"vcpus\":2,\"iterations\":100,"
 		  "\"seconds\":null,\"period_us\":null,\"busy_loops\":null,"
@@ -117,9 +131,7 @@ static void test_outputs(void)
 		  "\"run_ns\":0,") != NULL,
 	   "JSON run_ns 0 for a vCPU with no run timestamps");
 
-	f = open_out();
-	report__text(f, &r);
-	fclose(f);
+	render_text(&r);
 	ok(strstr(out, "driver: initial (none), --pvsched pvsched_count, "
 		  "final pvsched_count\n") != NULL, "text driver line");
 	ok(strstr(out, "switch at 0.5s to (none): done at 0.505s, previous "
@@ -135,15 +147,11 @@ static void test_outputs(void)
 
 	r.payload = "/p/halt.bin";
 	r.period_us = 20000;
-	f = open_out();
-	report__json(f, &r);
-	fclose(f);
+	render_json(&r);
 	ok(strstr(out, "\"iterations\":100,\"seconds\":null,"
 		  "\"period_us\":20000,\"busy_loops\":null,\"elapsed\":") != NULL,
 	   "JSON period_us of a timer payload");
-	f = open_out();
-	report__text(f, &r);
-	fclose(f);
+	render_text(&r);
 	ok(strstr(out, "payload /p/halt.bin, 2 vCPUs, 100 iterations, "
 		  "timer period 20000 us, ran ") != NULL,
 	   "text header with the timer period");
@@ -159,7 +167,6 @@ static void test_no_pvsched(void)
 	struct tid_stats ts[2];
 	struct options o;
 	struct report r;
-	FILE *f;
 
 	fake_report(&r, &o, cpus, ts);
 	o.no_pvsched = true;
@@ -168,16 +175,12 @@ static void test_no_pvsched(void)
 	r.final_ok = false;
 	r.stats_reset = STATS_RESET_NOT_NEEDED;
 	ts[0].source = STATS_NONE;
-	f = open_out();
-	report__json(f, &r);
-	fclose(f);
+	render_json(&r);
 	ok(strstr(out, ",\"driver\":null,\"switches\":[],"
 		  "\"pvsched_area\":\"not-used\",\"vcpu\":[") &&
 	   !strstr(out, "initial") && strstr(out, "\"run_ns\":2500000,"),
 	   "--no-pvsched JSON: \"driver\":null");
-	f = open_out();
-	report__text(f, &r);
-	fclose(f);
+	render_text(&r);
 	ok(strstr(out, "\ndriver: pvsched not used (--no-pvsched)\nvcpu ") &&
 	   !strstr(out, "initial") && !strstr(out, "switch") &&
 	   !strstr(out, "area"),
@@ -191,7 +194,6 @@ static void test_area(void)
 	struct tid_stats ts[2];
 	struct options o;
 	struct report r;
-	FILE *f;
 
 	fake_report(&r, &o, cpus, ts);
 	r.payload = "/p/boost.bin";
@@ -209,9 +211,7 @@ static void test_area(void)
 	cpus[1].area.version = 1;
 	cpus[1].area.host_flags = 3;
 	cpus[1].area.guest_flags = 1;
-	f = open_out();
-	report__json(f, &r);
-	fclose(f);
+	render_json(&r);
 	ok(strstr(out, "\"period_us\":1000,\"busy_loops\":5000,\"elapsed\":") &&
 	   strstr(out, "],\"pvsched_area\":\"registered\",\"vcpu\":[{"),
 	   "JSON busy_loops, pvsched_area registered");
@@ -226,9 +226,7 @@ static void test_area(void)
 		  "\"boosts\":0,\"unboosts\":0,\"throttles\":0,"
 		  "\"boosted_ns\":0,\"boost_seen\":0},\"latency\":null}]}"),
 	   "JSON per-vCPU pvsched_area objects");
-	f = open_out();
-	report__text(f, &r);
-	fclose(f);
+	render_text(&r);
 	ok(strstr(out, "timer period 1000 us, busy loop 5000, ran ") &&
 	   strstr(out, "\npvsched area: registered, vCPU i's at 0x9000 + 64 * i\n") &&
 	   strstr(out, "\nvcpu0: pvsched area 0x9000: version 1, boosts 7, "
@@ -242,15 +240,11 @@ static void test_area(void)
 	cpus[0].area_gpa = 0;
 	cpus[1].area_gpa = 0;
 	r.area = AREA_NOT_OFFERED;
-	f = open_out();
-	report__json(f, &r);
-	fclose(f);
+	render_json(&r);
 	ok(strstr(out, "\"pvsched_area\":\"not-offered\",\"vcpu\":[") &&
 	   count_str(out, "\"pvsched_area\":null") == 2,
 	   "JSON: not-offered, a null area per vCPU");
-	f = open_out();
-	report__text(f, &r);
-	fclose(f);
+	render_text(&r);
 	ok(strstr(out, "\npvsched area: none, KVM does not offer "
 		  "KVM_CAP_PVSCHED_AREA\n") && !strstr(out, "vcpu0: pvsched"),
 	   "text: no area offered, no per-vCPU area lines");
@@ -263,12 +257,9 @@ static void test_irq_wakeup(void)
 	struct tid_stats ts[2];
 	struct options o;
 	struct report r;
-	FILE *f;
 
 	fake_report(&r, &o, cpus, ts);
-	f = open_out();
-	report__json(f, &r);
-	fclose(f);
+	render_json(&r);
 	ok(strstr(out, "\"busy_loops\":null,\"elapsed\":0.000,\"wait\":null,"
 		  "\"boost_irq\":false,\"boost\":null,\"vcpu_fifo\":null,"
 		  "\"tsc_khz\":null,\"driver\":{") != NULL,
@@ -276,9 +267,7 @@ static void test_irq_wakeup(void)
 	ok(strstr(out, "\"halt\":0,\"intr_inj\":0,\"wakeup\":null},"
 		  "\"pvsched_area\":null,\"latency\":null},") != NULL,
 	   "JSON wakeup null without the key");
-	f = open_out();
-	report__text(f, &r);
-	fclose(f);
+	render_text(&r);
 	ok(strstr(out, " 100 iterations, ran ") && !strstr(out, "wait ") &&
 	   !strstr(out, "boost-irq"),
 	   "text header: no wait, no boost-irq for io");
@@ -291,9 +280,7 @@ static void test_irq_wakeup(void)
 	ts[0].counts.intr_inj = 4;
 	ts[0].counts.wakeup = 3;
 	ts[0].counts.has_wakeup = true;
-	f = open_out();
-	report__json(f, &r);
-	fclose(f);
+	render_json(&r);
 	ok(strstr(out, "\"period_us\":1000,\"busy_loops\":null,"
 		  "\"elapsed\":0.000,\"wait\":\"spin\",\"boost_irq\":true,"
 		  "\"boost\":null,\"vcpu_fifo\":null,\"tsc_khz\":null,"
@@ -303,9 +290,7 @@ static void test_irq_wakeup(void)
 		  "\"intr_inj\":4,\"wakeup\":3},\"pvsched_area\":null,\"latency\":null},") &&
 	   strstr(out, "\"callbacks\":null,\"pvsched_area\":null,\"latency\":null}]}"),
 	   "JSON wakeup count; no counts still null");
-	f = open_out();
-	report__text(f, &r);
-	fclose(f);
+	render_text(&r);
 	ok(strstr(out, "payload /p/irq.bin, 2 vCPUs, 100 iterations, "
 		  "timer period 1000 us, wait spin, boost-irq, ran ") != NULL,
 	   "text header: wait and boost-irq");
@@ -317,16 +302,12 @@ static void test_irq_wakeup(void)
 	r.boost_irq = false;
 	ts[0].source = STATS_BPF;
 	ts[0].counts.has_wakeup = false;
-	f = open_out();
-	report__json(f, &r);
-	fclose(f);
+	render_json(&r);
 	ok(strstr(out, "\"wait\":\"halt\",\"boost_irq\":false,") &&
 	   strstr(out, "{\"source\":\"bpf_pvsched_count\",") &&
 	   strstr(out, "\"intr_inj\":4,\"wakeup\":null}"),
 	   "JSON wait halt; bpf_pvsched_count: wakeup null");
-	f = open_out();
-	report__text(f, &r);
-	fclose(f);
+	render_text(&r);
 	ok(strstr(out, "timer period 1000 us, wait halt, ran ") &&
 	   strstr(out, "        3        4   0.002500    25000.0        -\n"),
 	   "text: wait halt; '-' for a wakeup the counts lack");
@@ -341,21 +322,16 @@ static void test_latency_report(void)
 	struct tid_stats ts[2];
 	struct options o;
 	struct report r;
-	FILE *f;
 
 	fake_report(&r, &o, cpus, ts);
 	o.vcpu_fifo = 50;
-	f = open_out();
-	report__json(f, &r);
-	fclose(f);
+	render_json(&r);
 	ok(strstr(out, "\"boost_irq\":false,\"boost\":null,\"vcpu_fifo\":50,"
 		  "\"tsc_khz\":null,\"driver\":{") &&
 	   count_str(out, "\"latency\":null}") == 2,
 	   "JSON: vcpu_fifo for any payload; boost, tsc_khz and each "
 	   "latency null for io");
-	f = open_out();
-	report__text(f, &r);
-	fclose(f);
+	render_text(&r);
 	ok(strstr(out, " 100 iterations, vcpu-fifo 50, ran ") &&
 	   !strstr(out, "latency"), "text: vcpu-fifo in the header");
 
@@ -369,9 +345,7 @@ static void test_latency_report(void)
 	latency__stats(NULL, 0, r.tsc_khz, &lat[1]);
 	r.latency = lat;
 	cpus[0].boost_seen = 3;
-	f = open_out();
-	report__json(f, &r);
-	fclose(f);
+	render_json(&r);
 	ok(strstr(out, "\"period_us\":500,\"busy_loops\":null,") &&
 	   strstr(out, "\"wait\":\"halt\",\"boost_irq\":false,"
 		  "\"boost\":\"hold\",\"vcpu_fifo\":null,"
@@ -392,17 +366,13 @@ static void test_latency_report(void)
 	   "JSON: no samples, null values and an empty histogram");
 	ok(!strstr(out, "samples_ns"), "JSON: no samples_ns by default");
 	o.latency_samples = true;
-	f = open_out();
-	report__json(f, &r);
-	fclose(f);
+	render_json(&r);
 	ok(strstr(out, ",[44670,0],[50120,1]],\"samples_ns\":[1000,2000,"
 		  "1500,50000]}},{\"index\":1,") &&
 	   strstr(out, "\"hist\":[],\"samples_ns\":[]}}]}\n"),
 	   "JSON: --latency-samples, each sample in ns, in the order taken");
 	o.latency_samples = false;
-	f = open_out();
-	report__text(f, &r);
-	fclose(f);
+	render_text(&r);
 	ok(strstr(out, "timer period 500 us, wait halt, boost hold, "
 		  "TSC 2000000 kHz, ran ") &&
 	   strstr(out, "\nvcpu0: latency 4 samples: min 1.0, mean 13.6, "
