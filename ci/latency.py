@@ -58,7 +58,6 @@ CASES = (
     ("hold", "spinning, CPU hogs, BOOST held", True,
      "--pvsched=pvsched_boost --boost=hold --wait=spin"),
 )
-CASE_LABEL = {c[0]: c[1] for c in CASES}
 
 # RFC v1 (Dec 2023), cyclictest -i 500 under stress-ng on an Intel N4500:
 # (label, average us, max us)
