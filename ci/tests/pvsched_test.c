@@ -545,7 +545,8 @@ static void kvm_init(void)
 	kvm_run_size = r;
 }
 
-static struct kvm_vm *vm_create(void)
+/* A VM whose memory is GUEST_MEM_SIZE bytes at @mem, with guest_code. */
+static struct kvm_vm *__vm_create(void *mem)
 {
 	struct kvm_userspace_memory_region region = {
 		.slot = 0,
@@ -554,20 +555,25 @@ static struct kvm_vm *vm_create(void)
 	};
 	struct kvm_vm *vm;
 
+	TEST_ASSERT(mem != MAP_FAILED, "mmap guest memory");
 	vm = calloc(1, sizeof(*vm));
 	TEST_ASSERT(vm, "calloc");
 	vm->fd = kvm_ioctl(kvm_fd, KVM_CREATE_VM, 0);
 	vm->creator = gettid();
-
-	vm->mem = mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	TEST_ASSERT(vm->mem != MAP_FAILED, "mmap guest memory");
+	vm->mem = mem;
 	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_code,
 	       sizeof(guest_code));
 	region.userspace_addr = (uintptr_t)vm->mem;
 	vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region);
 	vm_ioctl(vm, KVM_SET_TSS_ADDR, GUEST_TSS_GPA);
 	return vm;
+}
+
+static struct kvm_vm *vm_create(void)
+{
+	return __vm_create(mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				-1, 0));
 }
 
 /* A vCPU in real mode at GUEST_CODE_GPA with al = 0. */
@@ -4439,14 +4445,17 @@ static bool boost_run(struct worker *w, struct kvm_vcpu *vcpu,
 	return boost_run_wait(w, vcpu, flags, prio, 0, 0);
 }
 
-static void diag_area(struct kvm_vm *vm)
+static void diag_area_at(const struct boost_area *a)
 {
-	struct boost_area *a = boost_area(vm);
-
 	diag("area: version %#x host_flags %#x guest_flags %#x guest_prio %u boosted_ns %llu boosts %u throttles %u unboosts %u",
 	     a->version, a->host_flags, a->guest_flags, a->guest_prio,
 	     (unsigned long long)a->boosted_ns, a->boosts, a->throttles,
 	     a->unboosts);
+}
+
+static void diag_area(struct kvm_vm *vm)
+{
+	diag_area_at(boost_area(vm));
 }
 
 /* Scheduling state of thread @tid, as another thread sees it. */
@@ -5174,6 +5183,83 @@ static void boost_test_garbage(struct worker *w, struct kvm_vcpu *vcpu)
  * maximum and share_pct at 99; pvsched_boost_prio is BOOST_PRIO, not the
  * default, so that the boost's priority is seen to be the sysctl's.
  */
+/*
+ * The child of boost_test_exit(): a VMM whose vCPU thread (its only thread)
+ * is boosted by its guest, with the area mapped, which then waits to be
+ * killed with the VM open. Its guest memory is @memfd, shared.
+ */
+static void __noreturn boost_exit_child(int memfd, int fd)
+{
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	struct boost_mbox *mb;
+	char ok;
+
+	vm = __vm_create(mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, memfd, 0));
+	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
+	       sizeof(guest_boost));
+	vcpu = vcpu_add(vm);
+	mb = boost_mbox(vm);
+	mb->flags = PVSCHED_GUEST_BOOST;
+	ok = !area_set(vcpu, AREA_GPA, 0) &&
+	     !pvsched_assign(vm, BOOST_DRV, NULL) && vcpu_run_io(vcpu) &&
+	     thread_boosted(gettid());
+	if (write(fd, &ok, 1) != 1 || !ok)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/*
+ * 12. A VMM killed with its VM open, boosted, its area mapped: the process
+ * loses its memory (exit_mm()) before its files, whose release destroys
+ * the VM and ends the boost. KVM must not write the area then: with
+ * anonymous guest memory that is a write to freed pages. The child's guest
+ * memory is a memfd that this process maps too, so that such a write is
+ * seen here, on any kernel, as a change of the area after the kill.
+ */
+static void boost_test_exit(void)
+{
+	struct boost_area before, *a;
+	int memfd, pfd[2], status;
+	char ok = 0;
+	void *mem;
+	pid_t pid;
+
+	memfd = memfd_create("pvsched_test_guest", MFD_CLOEXEC);
+	TEST_ASSERT(memfd >= 0 && !ftruncate(memfd, GUEST_MEM_SIZE),
+		    "memfd for guest memory");
+	mem = mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   memfd, 0);
+	TEST_ASSERT(mem != MAP_FAILED, "mmap memfd");
+	a = (struct boost_area *)((char *)mem + AREA_GPA);
+	TEST_ASSERT(!pipe2(pfd, O_CLOEXEC), "pipe2");
+	fflush(stdout);
+	pid = fork();
+	TEST_ASSERT(pid >= 0, "fork");
+	if (!pid)
+		boost_exit_child(memfd, pfd[1]);
+	close(pfd[1]);
+	if (read(pfd[0], &ok, 1) != 1)
+		ok = 0;
+	close(pfd[0]);
+	before = *a;
+	kill(pid, SIGKILL);
+	TEST_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
+	CHECK(ok && before.host_flags == PVSCHED_HOST_BOOSTED &&
+	      before.boosts == 1 && !before.unboosts,
+	      "a child VMM boosted by its guest (area host_flags %#x, boosts %u, unboosts %u) is killed with its VM open",
+	      before.host_flags, before.boosts, before.unboosts);
+	CHECK(WIFSIGNALED(status) && !memcmp(a, &before, sizeof(before)),
+	      "its memory gone before its VM: KVM wrote nothing to the area when it ended the boost (host_flags %#x, unboosts %u)",
+	      a->host_flags, a->unboosts);
+	if (memcmp(a, &before, sizeof(before)))
+		diag_area_at(a);
+	munmap(mem, GUEST_MEM_SIZE);
+	close(memfd);
+}
+
 static void test_boost(void)
 {
 	struct boost_area *a;
@@ -5270,6 +5356,8 @@ static void test_boost(void)
 	      BOOST_NICE);
 	CHECK(thread_boosted(wb->tid),
 	      "B, whose guest still has the flag up, is boosted itself");
+
+	boost_test_exit();
 
 	/* 8. VM destruction restores the thread. */
 	CHECK_RET(boost_unload(), -EAGAIN,
@@ -5683,7 +5771,7 @@ static const struct test_group groups[] = {
 	{ "intr-exact",		9,	test_intr_exact,	need_count },
 	{ "static-key",		9,	test_static_key,	need_key },
 	{ "area",		20,	test_area,		need_strict },
-	{ "boost",		42,	test_boost,		need_boost },
+	{ "boost",		44,	test_boost,		need_boost },
 	{ "boost-bpf",		30,	test_boost_bpf,		need_bpf_boost },
 	{ "kernel-log",		1,	test_kernel_log,	need_kmsg },
 };
