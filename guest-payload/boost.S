@@ -18,7 +18,7 @@
  * area (params.pvsched_area_gpa 0: KVM does not offer one, or
  * --no-pvsched) it runs the same loop without the flag. At the end, with
  * an area, BOOST_SEEN(n): the iterations that saw HOST_BOOSTED; then
- * DUP_IRQS as in halt, and DONE(iterations).
+ * DUP_IRQS and SHADOW_IRQS as in halt, and DONE(iterations).
  *
  * Registers: %rbx this vCPU's area (0: none), %r8 BOOST_SEEN count, the
  * rest as in payload.h.
@@ -71,6 +71,6 @@ _start:
 	jz	.Lno_area
 	UCALL	UCALL_BOOST_SEEN, %r8
 .Lno_area:
-	SEND_DUP_IRQS
+	SEND_IRQ_QUIRKS
 	UCALL	UCALL_DONE, %r12
 	HALT_FOREVER

@@ -4,7 +4,7 @@
  * "sti; hlt" loop. Every timer interrupt is a tick; an iteration is a tick.
  * With KVM's in-kernel irqchip the HLTs and the interrupt injections are
  * handled in the kernel: only PROGRESS and DONE reach the VMM (and
- * DUP_IRQS, see timer_isr in lapic-timer.S).
+ * DUP_IRQS and SHADOW_IRQS, see timer_isr in lapic-timer.S).
  *
  * Needs KVM_CREATE_IRQCHIP and params.timer_count (lapic-timer.S).
  */
@@ -26,6 +26,6 @@ _start:
 	jmp	.Lloop
 .Ldone:
 	call	lapic_timer_stop
-	SEND_DUP_IRQS
+	SEND_IRQ_QUIRKS
 	UCALL	UCALL_DONE, %r12
 	HALT_FOREVER

@@ -20,8 +20,8 @@
  * the area to the timer handler (VCPU_ISR_AREA), which counts the ticks
  * that find PVSCHED_HOST_BOOSTED set. Without an area (params.pvsched_area_gpa
  * 0) it runs the same loop without the flag. At the end, with an area,
- * BOOST_SEEN(n): the ticks that saw HOST_BOOSTED; then DUP_IRQS as in
- * halt, and DONE(iterations).
+ * BOOST_SEEN(n): the ticks that saw HOST_BOOSTED; then DUP_IRQS and
+ * SHADOW_IRQS as in halt, and DONE(iterations).
  *
  * Registers: %rbx this vCPU's area (0: none), %r8 params.flags, the rest
  * as in payload.h.
@@ -73,6 +73,6 @@ _start:
 	mov	VCPU_ISR_BOOSTED(%r15), %rsi
 	UCALL	UCALL_BOOST_SEEN, %rsi
 .Lno_area:
-	SEND_DUP_IRQS
+	SEND_IRQ_QUIRKS
 	UCALL	UCALL_DONE, %r12
 	HALT_FOREVER

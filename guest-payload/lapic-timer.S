@@ -14,7 +14,8 @@
  *                      (SVR). Clobbers %rax, %rcx, %rdx, %rsi and %rdi.
  *
  * Each timer interrupt adds one to VCPU_TICKS(%r15), each duplicate
- * delivery (see timer_isr) one to VCPU_DUP_IRQS(%r15). When
+ * delivery (see timer_isr) one to VCPU_DUP_IRQS(%r15), each tick in the
+ * shadow of "sti" one to VCPU_SHADOW_IRQS(%r15) (HLT_RESUME). When
  * VCPU_ISR_AREA(%r15) holds a pvsched area (0: none, as PAYLOAD_ENTRY
  * leaves it), each timer interrupt that finds PVSCHED_HOST_BOOSTED set
  * there, before its EOI, adds one to VCPU_ISR_BOOSTED(%r15). The payload
@@ -127,6 +128,7 @@ timer_isr:
 	sub	$timer_isr, %rax
 	cmp	$(timer_isr_end - timer_isr), %rax
 	jb	.Lduplicate
+	HLT_RESUME 8
 	TICK_EOI
 	pop	%rax
 	iretq

@@ -31,6 +31,28 @@
  * in VCPU_ISR_BOOSTED if the handler's pvsched area (VCPU_ISR_AREA, 0:
  * none) has PVSCHED_HOST_BOOSTED set, then EOI. Clobbers %rax.
  */
+/*
+ * In a timer handler's real tick, with the interrupted RIP at \rip(%rsp):
+ * if it is a "hlt", the tick came in the shadow of the "sti" before it,
+ * which a CPU never allows, but QEMU's TCG does when it emulates SVM for
+ * a nested KVM: KVM's traces show an exit for a host interrupt at the
+ * "hlt", then an interrupt window exit there and the tick injected, the
+ * shadow lost in between. Returning there would execute the "hlt" after
+ * its wake-up: a payload whose one-shot timer is spent (latency) would
+ * halt for ever.
+ * Resume past the "hlt", as a CPU whose "hlt" the tick woke does, and
+ * count it in VCPU_SHADOW_IRQS. The payloads halt only with "sti; hlt"
+ * or with interrupts off. Clobbers %rax.
+ */
+.macro HLT_RESUME rip:req
+	mov	\rip(%rsp), %rax
+	cmpb	$0xf4, (%rax)			/* hlt */
+	jne	.Lnot_hlt\@
+	incq	\rip(%rsp)
+	incq	VCPU_SHADOW_IRQS(%r15)
+.Lnot_hlt\@:
+.endm
+
 .macro TICK_EOI
 	incq	VCPU_TICKS(%r15)
 	mov	VCPU_ISR_AREA(%r15), %rax

@@ -37,7 +37,7 @@
  * without CPUID.1:ECX.TSC_DEADLINE; then it handles its area as irq.S
  * does (AREA(gpa), FAIL_BAD_AREA, flags raised only with an area). At the
  * end: timer off, its flags dropped, with an area BOOST_SEEN(n), DUP_IRQS
- * as in halt, DONE(samples).
+ * and SHADOW_IRQS as in halt, DONE(samples).
  *
  * Registers: %rbx this vCPU's area (0: none), %r8 params.flags, %rsi
  * samples taken before the current one, the rest as in payload.h.
@@ -163,7 +163,7 @@ _start:
 	mov	VCPU_ISR_BOOSTED(%r15), %rsi
 	UCALL	UCALL_BOOST_SEEN, %rsi
 .Lno_area:
-	SEND_DUP_IRQS
+	SEND_IRQ_QUIRKS
 	UCALL	UCALL_DONE, %r12
 	HALT_FOREVER
 
@@ -183,6 +183,7 @@ latency_isr:
 	cmp	$(latency_isr_end - latency_isr), %rax
 	jb	.Lduplicate
 	push	%rcx
+	HLT_RESUME 24
 	sub	VCPU_DEADLINE(%r15), %rdx
 	jae	.Llate
 	xor	%edx, %edx			/* before the deadline: 0 */

@@ -42,6 +42,7 @@
 #define UCALL_DUP_IRQS		4	/* arg: duplicate deliveries, see halt.S */
 #define UCALL_AREA		5	/* arg: GPA of its area, 0: none */
 #define UCALL_BOOST_SEEN	6	/* arg: times the guest saw BOOSTED */
+#define UCALL_SHADOW_IRQS	7	/* arg: ticks in the sti shadow, lapic.h */
 
 /* FAIL codes. */
 #define FAIL_BAD_PARAMS		0x001	/* params magic mismatch */

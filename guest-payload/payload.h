@@ -6,7 +6,8 @@
  *   %r15  per-vCPU area on this vCPU's stack (ucall block, tick count,
  *         duplicate interrupt count, the timer handler's pvsched area
  *         and its count of ticks that found the vCPU boosted; latency's
- *         armed deadline and sample array)
+ *         armed deadline and sample array; the count of ticks taken in
+ *         the shadow of "sti", see HLT_RESUME)
  *   %r12  iterations done
  *   %r13  iteration target (0: run until the VMM sets params.stop)
  *   %r14  next iteration count at which to send PROGRESS
@@ -30,7 +31,8 @@
 #define VCPU_ISR_BOOSTED	(UCALL_SIZE + 24)
 #define VCPU_DEADLINE		(UCALL_SIZE + 32)	/* latency: TSC */
 #define VCPU_SAMPLES		(UCALL_SIZE + 40)	/* latency: array */
-#define VCPU_AREA_SIZE		64
+#define VCPU_SHADOW_IRQS	(UCALL_SIZE + 48)
+#define VCPU_AREA_SIZE		80
 
 #define PARAM(field)		(MINIVMM_PARAMS_GPA + PARAMS_##field)
 
@@ -59,6 +61,7 @@
 	movq	$0, VCPU_ISR_BOOSTED(%r15)
 	movq	$0, VCPU_DEADLINE(%r15)
 	movq	$0, VCPU_SAMPLES(%r15)
+	movq	$0, VCPU_SHADOW_IRQS(%r15)
 	movabs	$MINIVMM_PARAMS_MAGIC, %rax
 	cmp	%rax, PARAM(MAGIC)
 	je	.Lparams_ok\@
@@ -113,13 +116,21 @@
 .Lno_progress\@:
 .endm
 
-/* DUP_IRQS(n) if the timer payload counted n > 0 duplicate deliveries. */
-.macro SEND_DUP_IRQS
+/*
+ * DUP_IRQS(n) if the timer payload counted n > 0 duplicate deliveries,
+ * SHADOW_IRQS(n) if n > 0 ticks came in the shadow of "sti" (HLT_RESUME).
+ */
+.macro SEND_IRQ_QUIRKS
 	mov	VCPU_DUP_IRQS(%r15), %rsi
 	test	%rsi, %rsi
 	jz	.Lno_dups\@
 	UCALL	UCALL_DUP_IRQS, %rsi
 .Lno_dups\@:
+	mov	VCPU_SHADOW_IRQS(%r15), %rsi
+	test	%rsi, %rsi
+	jz	.Lno_shadow\@
+	UCALL	UCALL_SHADOW_IRQS, %rsi
+.Lno_shadow\@:
 .endm
 
 #endif /* PAYLOAD_H */

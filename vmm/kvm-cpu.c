@@ -300,6 +300,9 @@ static enum kvm_cpu_state kvm_cpu__ucall(struct kvm_cpu *cpu, __u32 gpa)
 	case UCALL_DUP_IRQS:
 		cpu->dup_irqs += uc.arg;
 		return KVM_CPU_RUNNING;
+	case UCALL_SHADOW_IRQS:
+		cpu->shadow_irqs += uc.arg;
+		return KVM_CPU_RUNNING;
 	case UCALL_AREA:
 		/* The guest found its area where the VMM registered it. */
 		if (uc.arg != cpu->area_gpa) {

@@ -57,6 +57,7 @@ struct kvm_cpu {
 	unsigned long long progress;	/* last PROGRESS(n) */
 	unsigned long long done;	/* DONE(n) */
 	unsigned long long dup_irqs;	/* sum of DUP_IRQS(n) */
+	unsigned long long shadow_irqs;	/* sum of SHADOW_IRQS(n) */
 	unsigned long long boost_seen;	/* sum of BOOST_SEEN(n) */
 	unsigned long long fail_code;	/* FAIL(code) */
 	/* CLOCK_MONOTONIC ns: before the first KVM_RUN, when the loop ended. */

@@ -186,6 +186,9 @@ void report__text(FILE *f, const struct report *r)
 		if (cpu->dup_irqs)
 			fprintf(f, "vcpu%u: %llu duplicate timer interrupt deliveries, not counted as ticks (DUP_IRQS)\n",
 				cpu->id, cpu->dup_irqs);
+		if (cpu->shadow_irqs)
+			fprintf(f, "vcpu%u: %llu timer interrupts delivered in the shadow of sti, resumed past the hlt (SHADOW_IRQS)\n",
+				cpu->id, cpu->shadow_irqs);
 	}
 	for (i = 0; i < r->nr_cpus; i++)
 		report__text_area(f, &r->cpus[i]);
@@ -323,11 +326,13 @@ static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
 
 	fprintf(f,
 		"{\"index\":%u,\"tid\":%d,\"result\":\"%s\",\"count\":%llu,"
-		"\"progress\":%llu,\"dup_irqs\":%llu,\"run_ns\":%llu,"
+		"\"progress\":%llu,\"dup_irqs\":%llu,\"shadow_irqs\":%llu,"
+		"\"run_ns\":%llu,"
 		"\"exits\":{\"io\":%llu,\"mmio\":%llu,\"hlt\":%llu,"
 		"\"other\":%llu},\"callbacks\":",
 		cpu->id, (int)cpu->tid, kvm_cpu__state_name(cpu->state),
-		cpu->done, cpu->progress, cpu->dup_irqs, kvm_cpu__run_ns(cpu),
+		cpu->done, cpu->progress, cpu->dup_irqs, cpu->shadow_irqs,
+		kvm_cpu__run_ns(cpu),
 		cpu->exits.io, cpu->exits.mmio, cpu->exits.hlt,
 		cpu->exits.other);
 	if (s->source == STATS_NONE) {

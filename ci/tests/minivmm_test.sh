@@ -76,8 +76,9 @@ run() {
 }
 
 # run_bounded ARG...: run, killed after RUN_LIMIT seconds (a non-zero
-# status, a failed check) instead of holding up the rest of the suite: once, on a
-# loaded machine, a latency payload run never ended (see README).
+# status, a failed check) instead of holding up the rest of the suite, as
+# latency payload runs did before its handler resumed past a hlt that an
+# interrupt in the sti shadow preempted (see README).
 RUN_LIMIT=120
 run_bounded() {
 	timeout -s KILL $RUN_LIMIT minivmm "$@" > "$OUT" 2> "$ERR"

@@ -20,7 +20,7 @@ UCALL_PORT, WORK_PORT = 0x510, 0x511
 MAGIC = 0x534d56696e694d00
 LAPIC = 0xfee00000
 
-VCPU_AREA_SIZE = 64     # payload.h
+VCPU_AREA_SIZE = 80     # payload.h
 
 class Vm:
     def __init__(self, name, iterations, progress_every, vcpu=0, nr=1, timer=1000000,
@@ -45,6 +45,7 @@ class Vm:
         self.progress = []
         self.done = None
         self.dup_irqs = []
+        self.shadow_irqs = []
         self.areas = []
         self.boost_seen = []
         self.on_work = None     # called at each work port write
@@ -84,6 +85,9 @@ class Vm:
             elif cmd == 6:
                 assert self.done is None, 'BOOST_SEEN after DONE'
                 self.boost_seen.append(arg)
+            elif cmd == 7:
+                assert self.done is None, 'SHADOW_IRQS after DONE'
+                self.shadow_irqs.append(arg)
             else:
                 raise Exception('bad ucall %d' % cmd)
         else:
@@ -334,9 +338,10 @@ def vcpu_ticks(vm):
     rsp0 = MEM - vm.vcpu * 16384
     return struct.unpack('<Q', vm.uc.mem_read(rsp0 - VCPU_AREA_SIZE + 16, 8))[0]
 
-def deliver_irq(vm, ret, dup=False):
+def deliver_irq(vm, ret, dup=False, back=None):
     """The timer vector, returning to @ret with the current RFLAGS; with
-    @dup, QEMU's duplicate delivery on top of it first (see halt above)."""
+    @dup, QEMU's duplicate delivery on top of it first (see halt above).
+    The handler's iretq must land at @back (default @ret)."""
     uc = vm.uc
     isr = gate_of(vm, 0x20)
     flags = uc.reg_read(UC_X86_REG_RFLAGS)
@@ -357,13 +362,28 @@ def deliver_irq(vm, ret, dup=False):
             vm.run(count=1)
             if last:
                 break
-    assert vm.rip == ret, (hex(vm.rip), hex(ret))
+    back = ret if back is None else back
+    assert vm.rip == back, (hex(vm.rip), hex(back))
     assert vm.lapic.get(0xb0) == 0, 'no EOI'
 
 def gate_of(vm, v):
     base = vm.uc.reg_read(UC_X86_REG_IDTR)[1]
     lo, hi = struct.unpack('<QQ', vm.uc.mem_read(base + 16 * v, 16))
     return (lo & 0xffff) | (((lo >> 48) & 0xffff) << 16) | (hi << 32)
+
+# halt: a tick in the sti shadow, the hlt not executed yet: the handler
+# returns past the hlt, SHADOW_IRQS(1) before DONE.
+vm = Vm('halt', 2, 0)
+ticks = 0
+while not vm.stopped:
+    rip = run_to_hlt(vm)
+    if rip is None:
+        break
+    deliver_irq(vm, rip if ticks == 0 else rip + 1, back=rip + 1)
+    ticks += 1
+assert vm.done == 2 and ticks == 2 and vm.shadow_irqs == [1] and vm.dup_irqs == [], \
+    (vm.done, ticks, vm.shadow_irqs, vm.dup_irqs)
+print('halt: a tick in the sti shadow returns past the hlt: SHADOW_IRQS(1), DONE(2) ok')
 
 def run_irq(vm, gpa, flags, boosted, dups=()):
     """Deliver a tick at each wait; before tick i (from 0) the "host" sets
@@ -515,9 +535,12 @@ def samples_of(vm, base, count):
     return list(struct.unpack('<%dI' % count, vm.uc.mem_read(base, 4 * count)))
 
 def run_latency(vm, gpa, lats, boosted=lambda i: 0, dups=(), want='hlt',
-                flags_at_wait=None):
+                flags_at_wait=None, shadow=()):
     """At each wait: check the deadline just armed, the wait kind and the
-    guest flags; then TSC := deadline + lats[i] and the timer vector."""
+    guest flags; then TSC := deadline + lats[i] and the timer vector. For
+    the samples in @shadow the vector comes in the shadow of the "sti"
+    before the hlt, interrupting the hlt itself (as QEMU delivers it when
+    it emulates SVM for a nested KVM): the handler must return past it."""
     i = 0
     while not vm.stopped:
         armed = len(vm.msrs)
@@ -542,7 +565,10 @@ def run_latency(vm, gpa, lats, boosted=lambda i: 0, dups=(), want='hlt',
                 assert got == flags_at_wait, ('guest flags at a wait', got, flags_at_wait)
             vm.uc.mem_write(gpa + HOST_FLAGS, struct.pack('<I', boosted(i)))
         vm.tsc = deadline + lats[i]
-        deliver_irq(vm, ret, dup=i in dups)
+        if kind == 'hlt' and i in shadow:
+            deliver_irq(vm, rip, dup=i in dups, back=rip + 1)
+        else:
+            deliver_irq(vm, ret, dup=i in dups)
         vm.tsc += 5000          # the guest goes on some time later
         i += 1
     return i
@@ -652,6 +678,18 @@ vm.run()
 assert vm.done == 1 and samples_of(vm, SAMPLES, 1) == [42]
 print('latency: duplicate delivery DUP_IRQS(1) and no sample; a spurious wake-up halts '
       'again, no sample ok')
+
+# The tick in the shadow of "sti", the hlt not executed yet (QEMU's TCG
+# emulating SVM for a nested KVM does that): the handler returns past the
+# hlt, as a CPU whose hlt the tick woke, instead of halting with the
+# one-shot timer spent; counted as SHADOW_IRQS, with a duplicate too.
+vm = latency_vm(4, 0, area=0)
+n = run_latency(vm, 0, [3, 4, 5, 6], dups=(2,), shadow=(0, 2))
+assert vm.fail is None and vm.done == 4 and n == 4, (vm.fail, vm.done, n)
+assert vm.shadow_irqs == [2] and vm.dup_irqs == [1], (vm.shadow_irqs, vm.dup_irqs)
+assert samples_of(vm, SAMPLES, 4) == [3, 4, 5, 6], samples_of(vm, SAMPLES, 4)
+print('latency: ticks in the sti shadow return past the hlt: SHADOW_IRQS(2), '
+      'DUP_IRQS(1), 4 samples, DONE(4) ok')
 
 # --seconds: params.stop ends the loop after the sample in progress.
 vm = latency_vm(0, 0, area=0)

@@ -12,7 +12,8 @@
  *   cpuid         iterations handled "in the kernel", PROGRESS and DONE
  *   halt          one tick per KVM_RUN, params.timer_count ns long (the
  *                 APIC bus's 1 GHz); needs the irqchip and a count; with
- *                 $FAKE_KVM_DUP_IRQS=N, DUP_IRQS(N) before DONE
+ *                 $FAKE_KVM_DUP_IRQS=N, DUP_IRQS(N) before DONE, with
+ *                 $FAKE_KVM_SHADOW_IRQS=N, SHADOW_IRQS(N)
  *   boost         like boost.S: AREA(its area's GPA, 0: none) first, then
  *                 per iteration: set PVSCHED_GUEST_BOOST, a work port write,
  *                 note HOST_BOOSTED, clear the flag, a tick as in halt;
@@ -124,6 +125,7 @@ struct fake_vcpu {
 	unsigned long long next_progress;
 	bool done;
 	bool dups_sent;			/* halt: DUP_IRQS sent */
+	bool shadow_sent;		/* halt: SHADOW_IRQS sent */
 	__u64 area_gpa;			/* KVM_SET_PVSCHED_AREA, 0: none */
 	__u64 guest_area;		/* boost, irq: the area the guest uses */
 	bool area_sent;			/* boost, irq: AREA sent */
@@ -519,13 +521,15 @@ static bool finished(struct fake_vcpu *v)
 }
 
 /*
- * DONE; for halt, $FAKE_KVM_DUP_IRQS as DUP_IRQS first, like halt.S; for
- * boost and irq with an area, BOOST_SEEN first, irq dropping its flag.
+ * DONE; for halt, $FAKE_KVM_DUP_IRQS as DUP_IRQS and $FAKE_KVM_SHADOW_IRQS
+ * as SHADOW_IRQS first, like halt.S; for boost and irq with an area,
+ * BOOST_SEEN first, irq dropping its flag.
  */
 static int fake_done(struct fake_vcpu *v)
 {
 	const char *guest = getenv("FAKE_KVM_GUEST");
 	const char *dups = getenv("FAKE_KVM_DUP_IRQS");
+	const char *shadow = getenv("FAKE_KVM_SHADOW_IRQS");
 	bool irq = guest && !strcmp(guest, "irq");
 	bool lat = guest && !strcmp(guest, "latency");
 	__u64 flags = params()->flags;
@@ -545,6 +549,10 @@ static int fake_done(struct fake_vcpu *v)
 	if (guest && !strcmp(guest, "halt") && dups && !v->dups_sent) {
 		v->dups_sent = true;
 		return ucall(v, UCALL_DUP_IRQS, strtoull(dups, NULL, 10));
+	}
+	if (guest && !strcmp(guest, "halt") && shadow && !v->shadow_sent) {
+		v->shadow_sent = true;
+		return ucall(v, UCALL_SHADOW_IRQS, strtoull(shadow, NULL, 10));
 	}
 	return ucall(v, UCALL_DONE, v->n);
 }

@@ -234,6 +234,16 @@ static void test_period_us(void)
 	check(status == 0 &&
 	      strstr(out, "\nvcpu0: 3 duplicate timer interrupt deliveries"),
 	      "halt text report: duplicate deliveries line");
+	run("FAKE_KVM_GUEST=halt FAKE_KVM_SHADOW_IRQS=4",
+	    "--vcpus=2 --iterations=5 --json " HALT, NULL);
+	check(status == 0 &&
+	      count(out, "\"dup_irqs\":0,\"shadow_irqs\":4,") == 2,
+	      "halt: SHADOW_IRQS(4) before DONE shows as shadow_irqs 4");
+	run("FAKE_KVM_GUEST=halt FAKE_KVM_SHADOW_IRQS=4", "--iterations=5 " HALT,
+	    NULL);
+	check(status == 0 &&
+	      strstr(out, "\nvcpu0: 4 timer interrupts delivered in the shadow of sti, resumed past the hlt (SHADOW_IRQS)\n"),
+	      "halt text report: sti-shadow line");
 	run("", "--period-us=1000 " IO, NULL);
 	check(status == 1 && !*out &&
 	      !strcmp(err, "minivmm: --period-us: payload io has no timer (only halt, or a payload file of another name)\n"),

@@ -181,8 +181,8 @@ static void test_real_payloads(void)
 	static const char *const names[] = {
 		"io", "halt", "cpuid", "boost", "irq", "latency",
 	};
-	/* sub $VCPU_AREA_SIZE (64), %rsp */
-	static const unsigned char entry[] = { 0x48, 0x83, 0xec, 0x40 };
+	/* sub $VCPU_AREA_SIZE (80), %rsp */
+	static const unsigned char entry[] = { 0x48, 0x83, 0xec, 0x50 };
 	static unsigned char buf[4 << 20];
 	char path[256], err[512];
 	size_t size;

@@ -87,6 +87,7 @@ static void fake_report(struct report *r, struct options *o,
 	cpus[1].state = KVM_CPU_DONE;
 	cpus[1].done = 100;
 	cpus[1].dup_irqs = 2;
+	cpus[1].shadow_irqs = 1;
 	ts[0].source = STATS_PVSCHED_COUNT;
 	ts[0].counts.vmenter = 42;
 	r->cpus = cpus;
@@ -118,7 +119,7 @@ static void test_outputs(void)
 	   "JSON switches");
 	ok(strstr(out, "{\"index\":0,\"tid\":4321,\"result\":\"done\","
 		  "\"count\":100,\"progress\":0,\"dup_irqs\":0,"
-		  "\"run_ns\":2500000,"
+		  "\"shadow_irqs\":0,\"run_ns\":2500000,"
 		  "\"exits\":{\"io\":111,"
 		  "\"mmio\":0,\"hlt\":0,\"other\":0},\"callbacks\":{\"source\":"
 		  "\"pvsched_count\",\"register\":0,\"unregister\":0,"
@@ -128,7 +129,7 @@ static void test_outputs(void)
 	   "JSON vCPU row without counts nor area");
 	ok(strstr(out, "\"index\":1,\"tid\":4322,\"result\":\"done\","
 		  "\"count\":100,\"progress\":0,\"dup_irqs\":2,"
-		  "\"run_ns\":0,") != NULL,
+		  "\"shadow_irqs\":1,\"run_ns\":0,") != NULL,
 	   "JSON run_ns 0 for a vCPU with no run timestamps");
 
 	render_text(&r);
@@ -142,8 +143,11 @@ static void test_outputs(void)
 	ok(strstr(out, "payload /p/io.bin, 2 vCPUs, 100 iterations, ran ") != NULL,
 	   "text header without a timer period");
 	ok(strstr(out, "\nvcpu1: 2 duplicate timer interrupt deliveries, not "
-		  "counted as ticks (DUP_IRQS)\n") && !strstr(out, "vcpu0:"),
-	   "text: a line for the vCPU with duplicate deliveries only");
+		  "counted as ticks (DUP_IRQS)\n") &&
+	   strstr(out, "\nvcpu1: 1 timer interrupts delivered in the shadow "
+		  "of sti, resumed past the hlt (SHADOW_IRQS)\n") &&
+	   !strstr(out, "vcpu0:"),
+	   "text: duplicate and sti-shadow lines for the vCPU with them only");
 
 	r.payload = "/p/halt.bin";
 	r.period_us = 20000;
