@@ -3,17 +3,22 @@
 """Boot the pvsched kernel in QEMU and measure guest wake-up latency.
 
 The kernel boots with one CPU and -icount shift=0,sleep=off: its clocks
-count emulated instructions (1 ns each), so time inside is virtual and
-repeatable, and the vCPU thread, the host's CPU hogs and the kernel's
-workers all share that one CPU. Inside, minivmm runs the latency payload
+count emulated instructions (1 ns each), so time inside is virtual, and
+the vCPU thread, the host's CPU hogs and the kernel's workers all share
+that one CPU. The RTC runs on that clock too, from a fixed date
+(-rtc clock=vm): with the host's wall clock in it, the boot differed
+from run to run and so did the interleaving of the hogs and the vCPU;
+with it, a run repeats the last one exactly. Inside, minivmm runs the latency payload
 (one vCPU): every --period-us the guest arms its LAPIC timer in
 TSC-deadline mode and halts (or spins); its timer handler reads the TSC
 and records wake-up latency = handler time - deadline, as cyclictest
 does, with no exit per sample. Each case runs with or without busy
 loops (ci/tests/hog.c, nice 0) beside the vCPU thread and under a
 different driver; a run of the hogs alone gives their full rate. The
-cases take turns for --reps rounds, and the table shows the round with
-the median p99.
+cases take turns for --reps rounds. The latency figures and the plot are
+over all rounds' samples together (minivmm --latency-samples), the
+counters (boosts, throttles, the hogs' share) those of the round with the
+median p99.
 """
 
 import argparse
@@ -26,7 +31,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
-QEMU_ARGS = "-icount shift=0,sleep=off"
+QEMU_ARGS = "-icount shift=0,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm"
 
 # (case, label, hogs?, minivmm options). The guest halts between shots,
 # as cyclictest's thread sleeps, unless --wait=spin.
@@ -99,7 +104,7 @@ def vm_script(args):
         "hogs_stop() {",
         "\tkill $hogpids",
         "\twait $hogpids",
-        "\tcat /tmp/hog.* | sed \"s/^/LAT-HOG $1 $2 /\"",
+        "\tcat /tmp/hog.* | sed \"s/^/LAT-HOG $1 $2 /\" >> /tmp/results",
         "\trm -f /tmp/hog.*",
         "}",
         "run() {",
@@ -107,12 +112,13 @@ def vm_script(args):
         "\tshift 3",
         "\t[ $hogs = 0 ] || hogs_start",
         "\tminivmm \"$@\" --payload=latency --vcpus=1 --period-us=%d "
-        "--iterations=%d --json >/tmp/out 2>/tmp/err" % (args.period_us,
-                                                          args.samples),
+        "--iterations=%d --latency-samples --json >/tmp/out 2>/tmp/err"
+        % (args.period_us, args.samples),
         "\trc=$?",
         "\t[ $hogs = 0 ] || hogs_stop $case $rnd",
-        "\techo \"LAT-JSON $case $rnd $rc $(cat /tmp/out)\"",
-        "\t[ $rc -eq 0 ] || sed \"s/^/LAT-STDERR /\" /tmp/err",
+        "\techo \"LAT-JSON $case $rnd $rc $(cat /tmp/out)\" >> /tmp/results",
+        "\t[ $rc -eq 0 ] || sed \"s/^/LAT-STDERR /\" /tmp/err >> /tmp/results",
+        "\techo \"LAT-PROGRESS $case $rnd $rc\"",
         "}",
     ]
     for rnd in range(args.reps):
@@ -122,6 +128,10 @@ def vm_script(args):
         for name, _, hogs, opts in CASES:
             lines.append("run %s %d %d %s" % (name, rnd, 1 if hogs else 0,
                                               opts))
+    # The results only now: a console that writes slower than the guest
+    # does (QEMU's serial on a pipe) would stall it at host-dependent
+    # points of its virtual time, and the runs would not repeat.
+    lines.append("cat /tmp/results")
     return "\n".join(lines) + "\n"
 
 
@@ -184,6 +194,8 @@ def boot(args):
             except ValueError:
                 rep = None
             runs[(name, int(rnd))] = {"status": int(rc), "report": rep}
+        elif tag == "LAT-PROGRESS":
+            name, rnd, rc = rest.split(" ")
             print("    %s round %s: exit %s" % (name, rnd, rc), flush=True)
         elif tag == "LAT-HOG":
             name, rnd, text = rest.split(" ", 2)
@@ -200,6 +212,24 @@ def boot(args):
     return cfg, runs, hogs
 
 
+def percentile(sorted_ns, permille):
+    """Nearest rank, as minivmm's: the ceil(p * n)-th smallest."""
+    n = len(sorted_ns)
+    rank = -(-permille * n // 1000)
+    return sorted_ns[max(rank, 1) - 1]
+
+
+def pooled_stats(samples):
+    """minivmm's statistics over the samples of all rounds."""
+    ns = sorted(samples)
+    return {
+        "samples": len(ns), "min_ns": ns[0], "max_ns": ns[-1],
+        "mean_ns": round(sum(ns) / len(ns)),
+        "p50_ns": percentile(ns, 500), "p99_ns": percentile(ns, 990),
+        "p999_ns": percentile(ns, 999),
+    }
+
+
 def check_run(name, rnd, run, args):
     where = "%s round %d" % (name, rnd)
     rep = run.get("report")
@@ -208,7 +238,8 @@ def check_run(name, rnd, run, args):
     vcpu = rep["vcpu"][0]
     lat = vcpu.get("latency")
     if not rep["ok"] or vcpu["result"] != "done" or not lat or \
-            lat["samples"] != args.samples:
+            lat["samples"] != args.samples or \
+            len(lat.get("samples_ns", [])) != args.samples:
         raise LatencyError("%s: %s, %s samples of %d" %
                            (where, vcpu["result"],
                             lat and lat["samples"], args.samples))
@@ -224,6 +255,7 @@ def summarize(runs, hogs, args):
     results = []
     for name, label, with_hogs, opts in CASES:
         rounds = []
+        pool = []
         for rnd in range(args.reps):
             run = runs.get((name, rnd))
             if not run:
@@ -234,6 +266,7 @@ def summarize(runs, hogs, args):
                 raise LatencyError("%s round %d: hogs reported %s" %
                                    (name, rnd, rates))
             area = vcpu.get("pvsched_area") or {}
+            pool += lat.pop("samples_ns")
             rounds.append({
                 "round": rnd,
                 "latency": lat,
@@ -249,7 +282,12 @@ def summarize(runs, hogs, args):
             (len(rounds) - 1) // 2]
         res = {
             "case": name, "label": label, "hogs": args.hogs if with_hogs
-            else 0, "options": opts, "median_round": med,
+            else 0, "options": opts,
+            # The latency figures: all rounds' samples together.
+            "latency": pooled_stats(pool),
+            "samples_sorted": sorted(pool),
+            # The counters: the round with the median p99.
+            "median_round": med,
             "p99_ns_rounds": p99s,
             "p99_spread_pct": (max(p99s) - min(p99s)) / max(med["latency"][
                 "p99_ns"], 1) * 100,
@@ -269,7 +307,7 @@ def targets(results, args):
     by = {r["case"]: r for r in results}
 
     def p99(c):
-        return by[c]["median_round"]["latency"]["p99_ns"]
+        return by[c]["latency"]["p99_ns"]
     out = []
     out.append(("pvsched_boost p99 at least 10x lower than no driver",
                 p99("hog") >= 10 * p99("boost"),
@@ -302,8 +340,8 @@ def print_table(cfg, alone_rate, results, tgts, args):
     print("Guest wake-up latency, us of virtual time (QEMU %s, 1 CPU), "
           "%d samples every %d us," % (QEMU_ARGS, args.samples,
                                        args.period_us))
-    print("median-p99 round of %d; %d nice-0 hog(s) beside the vCPU "
-          "thread where marked" % (args.reps, args.hogs))
+    print("all %d rounds' samples together; %d nice-0 hog(s) beside the "
+          "vCPU thread where marked" % (args.reps, args.hogs))
     print()
     hdr = "%-40s %8s %8s %8s %8s %9s %9s | %6s %6s %6s %7s" % (
         "case", "min", "mean", "p50", "p99", "p99.9", "max", "hogs%",
@@ -312,7 +350,7 @@ def print_table(cfg, alone_rate, results, tgts, args):
     print("-" * len(hdr))
     for r in results:
         m = r["median_round"]
-        lat = m["latency"]
+        lat = r["latency"]
         print("%-40s %8.1f %8.1f %8.1f %8.1f %9.1f %9.1f | %6s %6s %6s %7s"
               % (r["label"], us(lat["min_ns"]), us(lat["mean_ns"]),
                  us(lat["p50_ns"]), us(lat["p99_ns"]), us(lat["p999_ns"]),
@@ -324,9 +362,11 @@ def print_table(cfg, alone_rate, results, tgts, args):
                  "%.1f" % r["boosted_pct_of_run"]
                  if "boosted_pct_of_run" in r else "-"))
     print()
-    print("hogs%%: the hogs' loop rate against theirs alone (%.3g "
-          "iterations/s each); boost%%: the vCPU thread's" % alone_rate)
-    print("boosted CPU time over its run time. p99 spread over the rounds: "
+    print("hogs%, boosts, thrtl, boost%: of the round with the median "
+          "p99. hogs%: the hogs' loop rate against")
+    print("theirs alone (%.3g iterations/s each); boost%%: the vCPU "
+          "thread's boosted CPU time over its run time." % alone_rate)
+    print("p99 spread over the rounds: "
           + ", ".join("%s %.1f%%" % (r["case"], r["p99_spread_pct"])
                       for r in results))
     print()
@@ -357,21 +397,22 @@ STYLE = {
 }
 
 
-def plot(results, png):
-    """Latency CDFs of the cases on log scales (gnuplot): the CDF, and
-    its complement on log-log axes for the tails."""
+def plot(results, samples, png):
+    """Latency CDFs of the cases on log scales (gnuplot), from every
+    sample of every round: the CDF, and its complement on log-log axes
+    for the tails. The points go to PNG's name with .dat."""
     data = png[:-4] + ".dat"
     with open(data, "w") as f:
         for r in results:
-            hist = r["median_round"]["latency"]["hist"]
-            total = sum(c for _, c in hist)
+            ns = samples[r["case"]]
+            total = len(ns)
             f.write("# %s\n" % r["label"])
-            acc = 0
-            for le_ns, count in hist:
-                acc += count
-                # x, fraction <= x, fraction > x (0 drawn at 1e-5)
-                f.write("%g %g %g\n" % (us(le_ns), acc / total,
-                                         max(1 - acc / total, 1e-5)))
+            for i, v in enumerate(ns):
+                # The last of equal values: fraction <= x, > x (min 1e-5)
+                if i + 1 < total and ns[i + 1] == v:
+                    continue
+                f.write("%g %g %g\n" % (us(max(v, 100)), (i + 1) / total,
+                                         max(1 - (i + 1) / total, 1e-5)))
             f.write("\n\n")
     gp = [
         "set terminal pngcairo size 1500,650 font ',10' noenhanced",
@@ -417,8 +458,8 @@ def compare(a, b):
     bad = 0
     print("%-40s %10s %10s %8s" % ("case", "p99 A", "p99 B", "diff"))
     for case, r in ra.items():
-        pa = r["median_round"]["latency"]["p99_ns"]
-        pb = rb[case]["median_round"]["latency"]["p99_ns"]
+        pa = r["latency"]["p99_ns"]
+        pb = rb[case]["latency"]["p99_ns"]
         diff = (pb - pa) / max(pa, 1) * 100
         ok = abs(diff) <= 5
         bad += not ok
@@ -466,6 +507,7 @@ def main():
         print("latency: error: %s" % e, file=sys.stderr)
         return 1
 
+    samples = {r["case"]: r.pop("samples_sorted") for r in results}
     print_table(cfg, alone_rate, results, tgts, args)
     out = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
@@ -483,7 +525,7 @@ def main():
         json.dump(out, f, indent=1)
         f.write("\n")
     os.replace(args.out + ".tmp", args.out)
-    plot(results, args.png)
+    plot(results, samples, args.png)
     print("\nResults: %s, %s (%.0f s)" % (args.out, args.png,
                                           time.time() - t0))
     return 0
