@@ -315,8 +315,10 @@ def targets(results, args):
     out.append(("pvsched_boost p99 within 2x of the static SCHED_FIFO vCPU",
                 p99("boost") <= 2 * p99("static"),
                 "%.2fx" % (p99("boost") / max(p99("static"), 1))))
+    # "Within", as for the static row above: no worse than, here by more
+    # than 10%; a lower p99 than the module's is no miss.
     out.append(("bpf_pvsched_boost p99 within 10% of pvsched_boost",
-                abs(p99("bpfboost") - p99("boost")) <= 0.1 * p99("boost"),
+                p99("bpfboost") <= 1.1 * p99("boost"),
                 "%+.1f%%" % ((p99("bpfboost") / max(p99("boost"), 1) - 1)
                              * 100)))
     # A guest that never drops its request is boosted for at most
