@@ -75,30 +75,7 @@
 #include "../../kernel/bpf/pvsched_bpf_count.h"
 #include "../../kernel/bpf/pvsched_bpf_noflag.h"
 
-/* The pvsched ABI (include/uapi/linux/kvm.h of the pvsched series). */
-#ifndef KVM_CAP_PVSCHED
-#define KVM_CAP_PVSCHED 239
-#endif
-
-#ifndef KVM_GET_PVSCHED_OPS
-struct kvm_pvsched_ops {
-	__u8 ops_name[32]; /* NUL-terminated pvsched driver name */
-};
-
-#define KVM_GET_PVSCHED_OPS	_IOR(KVMIO,  0xe4, struct kvm_pvsched_ops)
-#define KVM_REPLACE_PVSCHED_OPS	_IOWR(KVMIO, 0xe5, struct kvm_pvsched_ops)
-#endif
-
-#ifndef KVM_SET_PVSCHED_AREA
-#define KVM_CAP_PVSCHED_AREA 240
-
-struct kvm_pvsched_area {
-	__u64 gpa;
-	__u64 flags;
-};
-
-#define KVM_SET_PVSCHED_AREA	_IOW(KVMIO,  0xe6, struct kvm_pvsched_area)
-#endif
+#include "pvsched_abi.h"
 
 /* include/uapi/linux/pvsched.h: what the tests read and write of it. */
 #define AREA_SIZE		64

@@ -3,7 +3,9 @@
 #
 # Check the series the way a maintainer would: build the tree after each
 # patch (bisectability), build the full series with the pvsched options
-# switched off one by one and with KVM as modules, and run
+# switched off one by one and with KVM as modules, boot the builds without
+# pvsched in QEMU to see that KVM offers none of it (the capabilities 0,
+# the ioctls ENOTTY: ci/tests/pvsched_absent_test), and run
 # checkpatch.pl --strict on every patch. Prints a table; exits non-zero
 # if any step failed.
 set -uo pipefail
@@ -66,6 +68,22 @@ for v in nohost nokvm kvmm; do
 		fi
 	else
 		record "series, $desc" "FAIL (see $LOGDIR/$v.log)"
+		continue
+	fi
+	[ "$v" != kvmm ] || continue
+	# The suite's binaries (build/tests) include pvsched_absent_test.
+	if make -s -C "$ROOT/ci/tests" OUT="$BUILD/tests" > "$LOGDIR/$v-boot.log" 2>&1 &&
+	   "$ROOT/ci/mkinitramfs.sh" -b "$BUILD/$v" "$BUILD/$v/initramfs.cpio" \
+		>> "$LOGDIR/$v-boot.log" 2>&1 &&
+	   VMRUN_QUIET=1 VMRUN_LOG="$LOGDIR/$v-boot.console" \
+		"$ROOT/ci/vm-run" -k "$BUILD/$v" -t 300 /tests/pvsched_absent_test \
+		>> "$LOGDIR/$v-boot.log" 2>&1 &&
+	   "$ROOT/ci/scan-console.sh" "$LOGDIR/$v-boot.console" \
+		>> "$LOGDIR/$v-boot.log" 2>&1; then
+		record "boot, $desc: no KVM_CAP_PVSCHED*, ioctls unknown" "OK"
+	else
+		record "boot, $desc: no KVM_CAP_PVSCHED*, ioctls unknown" \
+			"FAIL (see $LOGDIR/$v-boot.log)"
 	fi
 done
 
