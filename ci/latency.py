@@ -6,11 +6,13 @@ The kernel boots with one CPU and -icount shift=0,sleep=off: its clocks
 count emulated instructions (1 ns each), so time inside is virtual, and
 the vCPU thread, the host's CPU hogs and the kernel's workers all share
 that one CPU. The RTC runs on that clock too, from a fixed date
-(-rtc clock=vm): with the host's wall clock in it, the boot differed
-from run to run and so did the interleaving of the hogs and the vCPU;
-with it, a run repeats the last one exactly. Inside, minivmm runs the latency payload
-(one vCPU): every --period-us the guest arms its LAPIC timer in
-TSC-deadline mode and halts (or spins); its timer handler reads the TSC
+(-rtc clock=vm), the initramfs is reproducible and the VM prints its
+results only after the measurements: with the host's wall clock in the
+boot, or a console that stalls the guest, runs differed; now a run
+repeats the last one exactly if what it boots is the same. Inside,
+minivmm runs the latency payload (one vCPU): every --period-us the guest
+arms its LAPIC timer in TSC-deadline mode and halts (or spins); its
+timer handler reads the TSC
 and records wake-up latency = handler time - deadline, as cyclictest
 does, with no exit per sample. Each case runs with or without busy
 loops (ci/tests/hog.c, nice 0) beside the vCPU thread and under a
