@@ -11,6 +11,8 @@
 #   make latency       guest wake-up latency under host CPU hogs, with and
 #                      without the boost (build/latency.json, .png)
 #   make series-check  bisectability, config variants and checkpatch
+#   make series        write kernel/patches from the kernel tree, the cover
+#                      letter from kernel/cover-letter.txt and the results
 #   make shell         interactive shell in the booted VM
 #
 # Every target installs the Debian packages it needs (scripts/deps.sh).
@@ -20,12 +22,12 @@ ROOT := $(CURDIR)
 BUILD := $(ROOT)/build
 
 .PHONY: all deps kernel kernel-tree bpf vmm initramfs check demo shell \
-	bench latency series-check clean distclean help
+	bench latency series-check series clean distclean help
 
 all: kernel
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/deps.sh
@@ -62,6 +64,9 @@ latency: deps
 
 series-check: kernel-tree
 	@kernel/scripts/series-check.sh
+
+series: deps
+	@kernel/scripts/series.sh write
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/bpf $(BUILD)/initramfs*

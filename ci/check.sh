@@ -270,6 +270,11 @@ test_module "$BUILD/debug" "$BUILD/obj/debug"
 echo "==> [check] host unit tests (minivmm)"
 host_tests host make -s --no-print-directory -C vmm test
 
+# The committed cover letter against the series make kernel applied.
+echo "==> [check] the series' cover letter"
+kernel/scripts/series.sh check > "$RESULTS/series.tap" 2>&1
+check_tap series series "$RESULTS/series.tap"
+
 # The debug kernel (CONFIG_NO_HZ_FULL) runs with CPU 1 nohz_full and the
 # device interrupts on CPU 0: a vCPU spinning on CPU 1 then stays in guest
 # mode, an extended RCU quiescent state, for as long as the suite's
