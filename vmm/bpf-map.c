@@ -15,9 +15,12 @@
 #include "../kernel/bpf/pvsched_bpf_count.h"
 #include "stats.h"
 
+/* bpf(2)'s result (an fd, 0), or -errno. */
 static int sys_bpf(int cmd, union bpf_attr *attr)
 {
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+	long ret = syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+
+	return ret < 0 ? -errno : ret;
 }
 
 static __u64 ptr_to_u64(const void *p)
@@ -25,6 +28,7 @@ static __u64 ptr_to_u64(const void *p)
 	return (__u64)(unsigned long)p;
 }
 
+/* A read-only fd of the object pinned at @path, or -errno. */
 static int bpf__obj_get(const char *path)
 {
 	union bpf_attr attr;
@@ -41,14 +45,16 @@ static int bpf__check_map(int fd, __u32 type, __u32 value_size,
 {
 	struct bpf_map_info info;
 	union bpf_attr attr;
+	int ret;
 
 	memset(&info, 0, sizeof(info));
 	memset(&attr, 0, sizeof(attr));
 	attr.info.bpf_fd = fd;
 	attr.info.info_len = sizeof(info);
 	attr.info.info = ptr_to_u64(&info);
-	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
-		return -errno;
+	ret = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr);
+	if (ret)
+		return ret;
 	if (info.type != type || info.key_size != sizeof(__u32) ||
 	    info.value_size != value_size ||
 	    (max_entries && info.max_entries != max_entries))
@@ -65,7 +71,7 @@ static int bpf__lookup(int fd, const __u32 *key, void *value)
 	attr.map_fd = fd;
 	attr.key = ptr_to_u64(key);
 	attr.value = ptr_to_u64(value);
-	return sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr) ? -errno : 0;
+	return sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr);
 }
 
 static void bpf__fill(struct tid_stats *t, const struct pvsched_bpf_counts *v)
@@ -113,12 +119,11 @@ int stats__read_bpf_map(const char *slots_path, const char *hash_path,
 
 	slots_fd = bpf__obj_get(slots_path);
 	if (slots_fd < 0)
-		return -errno;
+		return slots_fd;
 	hash_fd = bpf__obj_get(hash_path);
 	if (hash_fd < 0) {
-		ret = -errno;
 		close(slots_fd);
-		return ret;
+		return hash_fd;
 	}
 	ret = bpf__check_map(slots_fd, BPF_MAP_TYPE_ARRAY,
 			     sizeof(struct pvsched_bpf_slot),

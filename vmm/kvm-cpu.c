@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,21 +20,33 @@
 #define vcpu_err(cpu, fmt, ...) \
 	pr_err("vcpu%u: " fmt, (cpu)->id, ##__VA_ARGS__)
 
+/* See kvm-ioctl.h: one line for a vCPU's failed ioctl, and -errno. */
+int kvm_cpu__ioctl_error(const struct kvm_cpu *cpu, const char *name)
+{
+	int err = errno;
+
+	vcpu_err(cpu, "%s: %s", name, strerror(err));
+	errno = err;
+	return -err;
+}
+
 int kvm_cpu__init(struct kvm_cpu *cpu, struct kvm *kvm, unsigned int id)
 {
+	int err;
+
 	cpu->kvm = kvm;
 	cpu->id = id;
 	cpu->run = MAP_FAILED;
-	cpu->fd = ioctl(kvm->vm_fd, KVM_CREATE_VCPU, id);
-	if (cpu->fd < 0) {
-		vcpu_err(cpu, "KVM_CREATE_VCPU: %s", strerror(errno));
-		return -errno;
-	}
+	/* A VM ioctl, but the message names the vCPU. */
+	cpu->fd = __kvm_vm_ioctl(kvm, KVM_CREATE_VCPU, id);
+	if (cpu->fd < 0)
+		return kvm_cpu_ioctl_error(cpu, KVM_CREATE_VCPU);
 	cpu->run = mmap(NULL, kvm->run_size, PROT_READ | PROT_WRITE,
 			MAP_SHARED, cpu->fd, 0);
 	if (cpu->run == MAP_FAILED) {
-		vcpu_err(cpu, "mmap kvm_run: %s", strerror(errno));
-		return -errno;
+		err = errno;
+		vcpu_err(cpu, "mmap kvm_run: %s", strerror(err));
+		return -err;
 	}
 	return 0;
 }
@@ -50,7 +61,8 @@ int kvm_cpu__set_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
 	struct kvm_pvsched_area area = { .gpa = gpa, .flags = 0 };
 	int err;
 
-	if (ioctl(cpu->fd, KVM_SET_PVSCHED_AREA, &area)) {
+	/* Raw: the message has the GPA and the errno's name. */
+	if (__kvm_cpu_ioctl(cpu, KVM_SET_PVSCHED_AREA, &area)) {
 		err = errno;
 		vcpu_err(cpu, "KVM_SET_PVSCHED_AREA at GPA %#llx: %s (%s)",
 			 (unsigned long long)gpa, strerror(err),
@@ -68,7 +80,8 @@ int kvm_cpu__set_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
  */
 int kvm_cpu__get_tsc_khz(struct kvm_cpu *cpu, unsigned long long *khz)
 {
-	int ret = ioctl(cpu->fd, KVM_GET_TSC_KHZ, 0);
+	/* Raw: the value is the answer, the message has the errno's name. */
+	int ret = __kvm_cpu_ioctl(cpu, KVM_GET_TSC_KHZ, 0);
 	int err = errno;
 
 	if (ret < 0) {
@@ -109,15 +122,6 @@ void kvm_cpu__read_pvsched_area(struct kvm_cpu *cpu)
 	dst->unboosts = __atomic_load_n(&a->unboosts, __ATOMIC_RELAXED);
 }
 
-static int kvm_cpu__ioctl(struct kvm_cpu *cpu, unsigned long req,
-			  const char *name, void *arg)
-{
-	if (!ioctl(cpu->fd, req, arg))
-		return 0;
-	vcpu_err(cpu, "%s: %s", name, strerror(errno));
-	return -errno;
-}
-
 /*
  * KVM's supported CPUID, with this vCPU's APIC ID, and the TSC-deadline
  * timer if the VMM wants it (see kvm__has_tsc_deadline()).
@@ -145,7 +149,7 @@ static int kvm_cpu__setup_cpuid(struct kvm_cpu *cpu)
 		if (e->function == 0xb || e->function == 0x1f)
 			e->edx = cpu->id;	/* x2APIC ID */
 	}
-	ret = kvm_cpu__ioctl(cpu, KVM_SET_CPUID2, "KVM_SET_CPUID2", cpuid);
+	ret = kvm_cpu_ioctl(cpu, KVM_SET_CPUID2, cpuid);
 	free(cpuid);
 	return ret;
 }
@@ -167,7 +171,7 @@ static int kvm_cpu__setup_sregs(struct kvm_cpu *cpu)
 	data.db = 1;
 	data.l = 0;
 
-	ret = kvm_cpu__ioctl(cpu, KVM_GET_SREGS, "KVM_GET_SREGS", &sregs);
+	ret = kvm_cpu_ioctl(cpu, KVM_GET_SREGS, &sregs);
 	if (ret)
 		return ret;
 	sregs.cs = code;
@@ -179,7 +183,7 @@ static int kvm_cpu__setup_sregs(struct kvm_cpu *cpu)
 	sregs.cr3 = GUEST_PML4_GPA;
 	sregs.cr4 = X86_CR4_PAE;
 	sregs.efer = X86_EFER_LME | X86_EFER_LMA;
-	return kvm_cpu__ioctl(cpu, KVM_SET_SREGS, "KVM_SET_SREGS", &sregs);
+	return kvm_cpu_ioctl(cpu, KVM_SET_SREGS, &sregs);
 }
 
 /* Entry point, own stack (vCPU 0 at the top), RDI = RSI = vCPU index. */
@@ -193,7 +197,7 @@ static int kvm_cpu__setup_regs(struct kvm_cpu *cpu)
 	regs.rdi = cpu->id;
 	regs.rsi = cpu->id;
 	regs.rflags = X86_RFLAGS_FIXED;
-	return kvm_cpu__ioctl(cpu, KVM_SET_REGS, "KVM_SET_REGS", &regs);
+	return kvm_cpu_ioctl(cpu, KVM_SET_REGS, &regs);
 }
 
 /*
@@ -204,7 +208,7 @@ static int kvm_cpu__setup_mp_state(struct kvm_cpu *cpu)
 {
 	struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
 
-	return kvm_cpu__ioctl(cpu, KVM_SET_MP_STATE, "KVM_SET_MP_STATE", &mp);
+	return kvm_cpu_ioctl(cpu, KVM_SET_MP_STATE, &mp);
 }
 
 /* Done from the vCPU thread itself, so that only it touches the vCPU. */
@@ -227,8 +231,8 @@ static void kvm_cpu__dump(struct kvm_cpu *cpu)
 	struct kvm_sregs s;
 	struct kvm_regs r;
 
-	if (ioctl(cpu->fd, KVM_GET_REGS, &r) ||
-	    ioctl(cpu->fd, KVM_GET_SREGS, &s)) {
+	if (__kvm_cpu_ioctl(cpu, KVM_GET_REGS, &r) ||
+	    __kvm_cpu_ioctl(cpu, KVM_GET_SREGS, &s)) {
 		vcpu_err(cpu, "cannot read registers: %s", strerror(errno));
 		return;
 	}
@@ -428,7 +432,8 @@ static enum kvm_cpu_state kvm_cpu__loop(struct kvm_cpu *cpu)
 	while (state == KVM_CPU_RUNNING) {
 		if (__atomic_load_n(cpu->stop, __ATOMIC_SEQ_CST))
 			return KVM_CPU_STOPPED;
-		if (ioctl(cpu->fd, KVM_RUN, 0) == 0) {
+		/* Raw: the hot path, and EINTR is no error. */
+		if (__kvm_cpu_ioctl(cpu, KVM_RUN, 0) == 0) {
 			state = kvm_cpu__handle_exit(cpu);
 			continue;
 		}
@@ -436,7 +441,7 @@ static enum kvm_cpu_state kvm_cpu__loop(struct kvm_cpu *cpu)
 			cpu->exits.other++;	/* KVM_EXIT_INTR: a kick */
 			continue;
 		}
-		vcpu_err(cpu, "KVM_RUN: %s", strerror(errno));
+		kvm_cpu_ioctl_error(cpu, KVM_RUN);
 		return KVM_CPU_ERROR;
 	}
 	return state;
@@ -546,26 +551,30 @@ void kvm_cpu__kick(struct kvm_cpu *cpu)
 	pthread_kill(cpu->thread, KVM_CPU_KICK_SIGNAL);
 }
 
-/* After the run: did the guest really do the work? */
+/*
+ * After the run: did the guest really do the work? 0 if it did, -EIO if
+ * not: a line says why, unless the vCPU never reached DONE (its failure
+ * was reported then).
+ */
 int kvm_cpu__check(const struct kvm_cpu *cpu, unsigned long long iterations,
 		   bool work_port)
 {
 	if (cpu->state != KVM_CPU_DONE)
-		return -1;
+		return -EIO;
 	if (iterations && cpu->done < iterations) {
 		vcpu_err(cpu, "DONE after %llu of %llu iterations", cpu->done,
 			 iterations);
-		return -1;
+		return -EIO;
 	}
 	if (cpu->progress > cpu->done) {
 		vcpu_err(cpu, "DONE(%llu) below PROGRESS(%llu)", cpu->done,
 			 cpu->progress);
-		return -1;
+		return -EIO;
 	}
 	if (work_port && cpu->work_writes != cpu->done) {
 		vcpu_err(cpu, "DONE(%llu) but %llu work port writes", cpu->done,
 			 cpu->work_writes);
-		return -1;
+		return -EIO;
 	}
 	return 0;
 }

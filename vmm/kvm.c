@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -38,6 +37,16 @@ static const struct kvm_cap_req {
 #undef KVM_CAP
 };
 
+/* See kvm-ioctl.h: one line for a failed ioctl, and -errno. */
+int kvm__ioctl_error(const char *name)
+{
+	int err = errno;
+
+	pr_err("%s: %s", name, strerror(err));
+	errno = err;
+	return -err;
+}
+
 void kvm__init(struct kvm *kvm)
 {
 	memset(kvm, 0, sizeof(*kvm));
@@ -48,20 +57,22 @@ void kvm__init(struct kvm *kvm)
 
 int kvm__open(struct kvm *kvm)
 {
-	int ver;
+	int ver, err;
 
 	kvm->sys_fd = open(KVM_DEV, O_RDWR | O_CLOEXEC);
 	if (kvm->sys_fd < 0) {
-		pr_err("%s: %s", KVM_DEV, strerror(errno));
-		return -errno;
+		err = errno;
+		pr_err("%s: %s", KVM_DEV, strerror(err));
+		return -err;
 	}
-	ver = ioctl(kvm->sys_fd, KVM_GET_API_VERSION, 0);
+	/* Raw: a failure is reported as the version -1. */
+	ver = __kvm_sys_ioctl(kvm, KVM_GET_API_VERSION, 0);
 	if (ver != KVM_API_VERSION_WANTED) {
 		pr_err("KVM API version %d, want %d", ver,
 		       KVM_API_VERSION_WANTED);
 		return -EPROTO;
 	}
-	kvm->run_size = ioctl(kvm->sys_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	kvm->run_size = __kvm_sys_ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (kvm->run_size < (int)sizeof(struct kvm_run)) {
 		pr_err("KVM_GET_VCPU_MMAP_SIZE: %d", kvm->run_size);
 		return -EPROTO;
@@ -89,8 +100,8 @@ int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
 			continue;
 		if (kvm_caps[i].cap == KVM_CAP_PVSCHED && !pvsched)
 			continue;
-		if (ioctl(kvm->sys_fd, KVM_CHECK_EXTENSION,
-			  kvm_caps[i].cap) > 0)
+		if (__kvm_sys_ioctl(kvm, KVM_CHECK_EXTENSION,
+				    kvm_caps[i].cap) > 0)
 			continue;
 		if (kvm_caps[i].cap == KVM_CAP_PVSCHED) {
 			no_pvsched = true;
@@ -106,7 +117,7 @@ int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
 		       "KVM_CAP_PVSCHED");
 		return -ENOTTY;
 	}
-	max = ioctl(kvm->sys_fd, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPUS);
+	max = __kvm_sys_ioctl(kvm, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPUS);
 	if (max > 0 && nr_vcpus > (unsigned int)max) {
 		pr_err("KVM allows at most %d vCPUs per VM", max);
 		return -EOPNOTSUPP;
@@ -123,11 +134,7 @@ static int kvm__get_supported_cpuid(struct kvm *kvm)
 	if (!kvm->cpuid)
 		return -ENOMEM;
 	kvm->cpuid->nent = KVM_CPUID_MAX_ENTRIES;
-	if (ioctl(kvm->sys_fd, KVM_GET_SUPPORTED_CPUID, kvm->cpuid)) {
-		pr_err("KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
-		return -errno;
-	}
-	return 0;
+	return kvm_sys_ioctl(kvm, KVM_GET_SUPPORTED_CPUID, kvm->cpuid);
 }
 
 /* Identity-map 0-4 GiB with 2 MiB pages: PML4[0] -> PDPT[0..3] -> PDs. */
@@ -161,23 +168,24 @@ static void kvm__setup_gdt(struct kvm *kvm)
 static int kvm__setup_memory(struct kvm *kvm)
 {
 	struct kvm_userspace_memory_region region;
+	int ret;
 
 	kvm->mem_size = GUEST_MEM_SIZE;
 	kvm->mem = mmap(NULL, kvm->mem_size, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (kvm->mem == MAP_FAILED) {
-		pr_err("guest memory: %s", strerror(errno));
-		return -errno;
+		ret = -errno;
+		pr_err("guest memory: %s", strerror(-ret));
+		return ret;
 	}
 	memset(&region, 0, sizeof(region));
 	region.slot = 0;
 	region.guest_phys_addr = 0;
 	region.memory_size = kvm->mem_size;
 	region.userspace_addr = (unsigned long)kvm->mem;
-	if (ioctl(kvm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region)) {
-		pr_err("KVM_SET_USER_MEMORY_REGION: %s", strerror(errno));
-		return -errno;
-	}
+	ret = kvm_vm_ioctl(kvm, KVM_SET_USER_MEMORY_REGION, &region);
+	if (ret)
+		return ret;
 	kvm__setup_page_tables(kvm);
 	kvm__setup_gdt(kvm);
 	return 0;
@@ -192,16 +200,14 @@ int kvm__create_vm(struct kvm *kvm, bool irqchip)
 {
 	int ret;
 
-	kvm->vm_fd = ioctl(kvm->sys_fd, KVM_CREATE_VM, 0);
-	if (kvm->vm_fd < 0) {
-		pr_err("KVM_CREATE_VM: %s", strerror(errno));
-		return -errno;
-	}
+	ret = kvm_sys_ioctl(kvm, KVM_CREATE_VM, 0);
+	if (ret < 0)
+		return ret;
+	kvm->vm_fd = ret;
 	if (irqchip) {
-		if (ioctl(kvm->vm_fd, KVM_CREATE_IRQCHIP, 0)) {
-			pr_err("KVM_CREATE_IRQCHIP: %s", strerror(errno));
-			return -errno;
-		}
+		ret = kvm_vm_ioctl(kvm, KVM_CREATE_IRQCHIP, 0);
+		if (ret)
+			return ret;
 		kvm->irqchip = true;
 	}
 	ret = kvm__get_supported_cpuid(kvm);
@@ -216,8 +222,8 @@ int kvm__create_vm(struct kvm *kvm, bool irqchip)
  */
 bool kvm__has_pvsched_area(struct kvm *kvm)
 {
-	return ioctl(kvm->vm_fd, KVM_CHECK_EXTENSION,
-		     KVM_CAP_PVSCHED_AREA) > 0;
+	return __kvm_vm_ioctl(kvm, KVM_CHECK_EXTENSION,
+			      KVM_CAP_PVSCHED_AREA) > 0;
 }
 
 /*
@@ -228,8 +234,8 @@ bool kvm__has_pvsched_area(struct kvm *kvm)
  */
 bool kvm__has_tsc_deadline(struct kvm *kvm)
 {
-	return ioctl(kvm->sys_fd, KVM_CHECK_EXTENSION,
-		     KVM_CAP_TSC_DEADLINE_TIMER) > 0;
+	return __kvm_sys_ioctl(kvm, KVM_CHECK_EXTENSION,
+			       KVM_CAP_TSC_DEADLINE_TIMER) > 0;
 }
 
 /* A host pointer for [gpa, gpa + len), or NULL if not all guest RAM. */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "kvm-abi.h"
+#include "kvm-ioctl.h"
 #include "layout.h"
 
 struct kvm {

@@ -12,6 +12,14 @@
  *
  * With --no-pvsched every pvsched step (caps, ioctls, areas, stats) is
  * skipped.
+ *
+ * The exit statuses (options.h, --help, README.md) are decided here and
+ * nowhere else: the other files give 0 or -errno and print what went
+ * wrong; each step below turns its own failures into EXIT_USAGE,
+ * EXIT_NO_PVSCHED or EXIT_FAILED, since an errno means different things
+ * at different steps (ENOTTY from the cap check or a pvsched VM ioctl is
+ * a kernel without pvsched, from any other ioctl a failure). The run
+ * keeps the first (run__fail()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,7 +51,11 @@ _Static_assert(MINIVMM_MAX_VCPUS * MINIVMM_LAT_MAX_SAMPLES * sizeof(__u32) <=
 	       GUEST_SAMPLES_BYTES,
 	       "the latency samples of all vCPUs do not fit in guest memory");
 
-struct vm {
+/*
+ * One run of minivmm: its options and payload, the VM (kvm) and its vCPUs,
+ * and what they leave for the report. "vm" here is only ever KVM's VM.
+ */
+struct run {
 	struct options opts;
 	const struct payload_info *info;
 	char payload_path[PATH_MAX];
@@ -64,7 +76,7 @@ struct vm {
 	int status;			/* exit status, first failure wins */
 };
 
-static struct vm vm;
+static struct run run;
 static FILE *info;			/* stdout, or stderr with --json */
 static volatile sig_atomic_t stop_signal;
 
@@ -78,10 +90,10 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void vm__fail(struct vm *vm, int status)
+static void run__fail(struct run *run, int status)
 {
-	if (!vm->status)
-		vm->status = status;
+	if (!run->status)
+		run->status = status;
 }
 
 static void on_stop_signal(int sig)
@@ -136,47 +148,47 @@ static int list_drivers(bool json)
 }
 
 /* Find and read the payload first: a bad one fails before KVM is touched. */
-static int vm__load_payload(struct vm *vm)
+static int run__load_payload(struct run *run)
 {
-	size_t max = payload__max_size(vm->opts.nr_vcpus);
+	size_t max = payload__max_size(run->opts.nr_vcpus);
 	struct payload_dirs dirs;
 	char exe[PATH_MAX], err[PATH_MAX + 128];
-	const struct payload_info *pi = payload__info(vm->opts.payload);
+	const struct payload_info *pi = payload__info(run->opts.payload);
 	ssize_t n;
 	int ret, i;
 
 	/* A usage error, before any file is looked for. */
-	if (vm->opts.period_us && pi && !pi->timer) {
+	if (run->opts.period_us && pi && !pi->timer) {
 		pr_err("--period-us: payload %s has no timer (only halt, or a payload file of another name)",
 		       pi->name);
 		return EXIT_USAGE;
 	}
-	if (vm->opts.busy_loops && pi && !pi->busy) {
+	if (run->opts.busy_loops && pi && !pi->busy) {
 		pr_err("--busy-loops: payload %s has no busy loop (only boost, or a payload file of another name)",
 		       pi->name);
 		return EXIT_USAGE;
 	}
-	if (vm->opts.wait && pi && !pi->irq_flags) {
+	if (run->opts.wait && pi && !pi->irq_flags) {
 		pr_err("--wait: payload %s has no choice of wait (only irq, latency, or a payload file of another name)",
 		       pi->name);
 		return EXIT_USAGE;
 	}
-	if (vm->opts.boost_irq && pi && !pi->irq_flags) {
+	if (run->opts.boost_irq && pi && !pi->irq_flags) {
 		pr_err("--boost-irq: payload %s raises no PVSCHED_GUEST_BOOST_IRQ (only irq, latency, or a payload file of another name)",
 		       pi->name);
 		return EXIT_USAGE;
 	}
-	if (vm->opts.boost && pi && !pi->latency) {
+	if (run->opts.boost && pi && !pi->latency) {
 		pr_err("--boost: payload %s raises no PVSCHED_GUEST_BOOST around its waits (only latency)",
 		       pi->name);
 		return EXIT_USAGE;
 	}
-	if (vm->opts.latency_samples && pi && !pi->latency) {
+	if (run->opts.latency_samples && pi && !pi->latency) {
 		pr_err("--latency-samples: payload %s takes no latency samples (only latency)",
 		       pi->name);
 		return EXIT_USAGE;
 	}
-	if (vm->opts.iterations > MINIVMM_LAT_MAX_SAMPLES && pi &&
+	if (run->opts.iterations > MINIVMM_LAT_MAX_SAMPLES && pi &&
 	    pi->latency) {
 		pr_err("--iterations: payload %s keeps at most %llu samples per vCPU",
 		       pi->name, MINIVMM_LAT_MAX_SAMPLES);
@@ -185,26 +197,26 @@ static int vm__load_payload(struct vm *vm)
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	payload__dirs(exe, &dirs);
-	ret = payload__resolve(vm->opts.payload, &dirs, vm->payload_path,
-			       sizeof(vm->payload_path));
+	ret = payload__resolve(run->opts.payload, &dirs, run->payload_path,
+			       sizeof(run->payload_path));
 	if (ret == -EINVAL) {
 		pr_err("unknown payload '%s' (known: %s; or give a path)",
-		       vm->opts.payload, payload__names());
+		       run->opts.payload, payload__names());
 		return EXIT_USAGE;
 	}
 	if (ret) {
-		pr_err("payload '%s' not found; looked in:", vm->opts.payload);
+		pr_err("payload '%s' not found; looked in:", run->opts.payload);
 		for (i = 0; i < PAYLOAD_NR_DIRS; i++)
 			fprintf(stderr, "  %s/\n", dirs.dir[i]);
 		return EXIT_FAILED;
 	}
-	vm->info = payload__info(vm->payload_path);
-	vm->image = malloc(max);
-	if (!vm->image) {
+	run->info = payload__info(run->payload_path);
+	run->image = malloc(max);
+	if (!run->image) {
 		pr_err("payload buffer: %s", strerror(errno));
 		return EXIT_FAILED;
 	}
-	if (payload__load(vm->payload_path, vm->image, max, &vm->image_size,
+	if (payload__load(run->payload_path, run->image, max, &run->image_size,
 			  err, sizeof(err))) {
 		pr_err("payload %s", err);
 		return EXIT_FAILED;
@@ -212,9 +224,9 @@ static int vm__load_payload(struct vm *vm)
 	return EXIT_OK;
 }
 
-static __u64 vm__flags(const struct vm *vm)
+static __u64 run__flags(const struct run *run)
 {
-	const struct report *r = &vm->report;
+	const struct report *r = &run->report;
 
 	return (r->wait == IRQ_WAIT_SPIN ? MINIVMM_IRQ_SPIN : 0) |
 	       (r->boost_irq ? MINIVMM_IRQ_BOOST_IRQ : 0) |
@@ -223,22 +235,22 @@ static __u64 vm__flags(const struct vm *vm)
 }
 
 /* params.period_tsc comes later, from the first vCPU's TSC frequency. */
-static void vm__fill_params(struct vm *vm)
+static void run__fill_params(struct run *run)
 {
-	struct minivmm_params *p = kvm__params(&vm->kvm);
+	struct minivmm_params *p = kvm__params(&run->kvm);
 
 	p->magic = MINIVMM_PARAMS_MAGIC;
-	p->iterations = vm->report.iterations;
-	p->progress_every = vm->info->progress_every;
-	p->timer_count = vm->report.period_us * MINIVMM_TIMER_COUNT_PER_US;
-	p->nr_vcpus = vm->opts.nr_vcpus;
+	p->iterations = run->report.iterations;
+	p->progress_every = run->info->progress_every;
+	p->timer_count = run->report.period_us * MINIVMM_TIMER_COUNT_PER_US;
+	p->nr_vcpus = run->opts.nr_vcpus;
 	p->stop = 0;
-	p->pvsched_area_gpa = 0;	/* vm__pvsched_areas() sets it */
-	p->busy_loops = vm->report.busy_loops;
-	p->flags = vm__flags(vm);
+	p->pvsched_area_gpa = 0;	/* run__pvsched_areas() sets it */
+	p->busy_loops = run->report.busy_loops;
+	p->flags = run__flags(run);
 	p->period_tsc = 0;
-	p->samples_gpa = vm->samples_max ? GUEST_SAMPLES_GPA : 0;
-	p->samples_max = vm->samples_max;
+	p->samples_gpa = run->samples_max ? GUEST_SAMPLES_GPA : 0;
+	p->samples_max = run->samples_max;
 }
 
 /*
@@ -246,14 +258,14 @@ static void vm__fill_params(struct vm *vm)
  * vCPUs' TSC, whose frequency KVM gives per vCPU (all the same here: the
  * VM's default); the report converts the samples back with it.
  */
-static int vm__latency_params(struct vm *vm)
+static int run__latency_params(struct run *run)
 {
 	unsigned long long khz;
 
-	if (kvm_cpu__get_tsc_khz(&vm->cpus[0], &khz))
+	if (kvm_cpu__get_tsc_khz(&run->cpus[0], &khz))
 		return EXIT_FAILED;
-	vm->report.tsc_khz = khz;
-	kvm__params(&vm->kvm)->period_tsc = vm->report.period_us * khz / 1000;
+	run->report.tsc_khz = khz;
+	kvm__params(&run->kvm)->period_tsc = run->report.period_us * khz / 1000;
 	return EXIT_OK;
 }
 
@@ -264,67 +276,67 @@ static int vm__latency_params(struct vm *vm)
  * says so); a failed KVM_SET_PVSCHED_AREA fails the run. --no-pvsched
  * and --no-area do not even ask.
  */
-static int vm__pvsched_areas(struct vm *vm)
+static int run__pvsched_areas(struct run *run)
 {
 	unsigned int i;
 
-	vm->report.area = AREA_NOT_USED;
-	if (vm->opts.no_pvsched || vm->opts.no_area)
+	run->report.area = AREA_NOT_USED;
+	if (run->opts.no_pvsched || run->opts.no_area)
 		return EXIT_OK;
-	vm->report.area = AREA_NOT_OFFERED;
-	if (!kvm__has_pvsched_area(&vm->kvm))
+	run->report.area = AREA_NOT_OFFERED;
+	if (!kvm__has_pvsched_area(&run->kvm))
 		return EXIT_OK;
-	for (i = 0; i < vm->nr_cpus; i++) {
-		if (kvm_cpu__set_pvsched_area(&vm->cpus[i],
+	for (i = 0; i < run->nr_cpus; i++) {
+		if (kvm_cpu__set_pvsched_area(&run->cpus[i],
 					      GUEST_PVSCHED_AREA(i)))
 			return EXIT_FAILED;
 	}
-	kvm__params(&vm->kvm)->pvsched_area_gpa = GUEST_PVSCHED_AREA_GPA;
-	vm->report.area = AREA_REGISTERED;
+	kvm__params(&run->kvm)->pvsched_area_gpa = GUEST_PVSCHED_AREA_GPA;
+	run->report.area = AREA_REGISTERED;
 	return EXIT_OK;
 }
 
 /* KVM, caps, VM, payload, params, the vCPU fds and their pvsched areas. */
-static int vm__create(struct vm *vm)
+static int run__create_vm(struct run *run)
 {
 	unsigned int i;
 	int ret;
 
-	ret = kvm__open(&vm->kvm);
-	if (!ret)
-		ret = kvm__check_caps(&vm->kvm, vm->info->irqchip,
-				      !vm->opts.no_pvsched, vm->info->latency,
-				      vm->opts.nr_vcpus);
+	if (kvm__open(&run->kvm))
+		return EXIT_FAILED;
+	ret = kvm__check_caps(&run->kvm, run->info->irqchip,
+			      !run->opts.no_pvsched, run->info->latency,
+			      run->opts.nr_vcpus);
 	if (ret == -ENOTTY)
 		return EXIT_NO_PVSCHED;
 	if (!ret)
-		ret = kvm__create_vm(&vm->kvm, vm->info->irqchip);
+		ret = kvm__create_vm(&run->kvm, run->info->irqchip);
 	if (ret)
 		return EXIT_FAILED;
 	/* Without it the guest fails with FAIL_NO_TSC_DEADLINE. */
-	if (vm->info->latency)
-		vm->kvm.tsc_deadline = kvm__has_tsc_deadline(&vm->kvm);
+	if (run->info->latency)
+		run->kvm.tsc_deadline = kvm__has_tsc_deadline(&run->kvm);
 
-	memcpy(kvm__gpa_to_hva(&vm->kvm, MINIVMM_LOAD_GPA, vm->image_size),
-	       vm->image, vm->image_size);
-	vm__fill_params(vm);
+	memcpy(kvm__gpa_to_hva(&run->kvm, MINIVMM_LOAD_GPA, run->image_size),
+	       run->image, run->image_size);
+	run__fill_params(run);
 
-	for (i = 0; i < vm->opts.nr_vcpus; i++) {
-		vm->nr_cpus++;
-		if (kvm_cpu__init(&vm->cpus[i], &vm->kvm, i))
+	for (i = 0; i < run->opts.nr_vcpus; i++) {
+		run->nr_cpus++;
+		if (kvm_cpu__init(&run->cpus[i], &run->kvm, i))
 			return EXIT_FAILED;
 	}
-	if (vm->info->latency && vm__latency_params(vm))
+	if (run->info->latency && run__latency_params(run))
 		return EXIT_FAILED;
-	return vm__pvsched_areas(vm);
+	return run__pvsched_areas(run);
 }
 
-static bool vm__uses_pvsched_count(const struct vm *vm)
+static bool run__uses_pvsched_count(const struct run *run)
 {
-	const struct options *o = &vm->opts;
+	const struct options *o = &run->opts;
 	unsigned int i;
 
-	if (!strcmp(vm->report.initial, PVSCHED_COUNT_NAME))
+	if (!strcmp(run->report.initial, PVSCHED_COUNT_NAME))
 		return true;
 	if (o->pvsched_set && !strcmp(o->pvsched, PVSCHED_COUNT_NAME))
 		return true;
@@ -335,41 +347,55 @@ static bool vm__uses_pvsched_count(const struct vm *vm)
 	return false;
 }
 
-static void vm__reset_stats(struct vm *vm)
+static void run__reset_stats(struct run *run)
 {
 	int ret;
 
-	if (!vm__uses_pvsched_count(vm))
+	if (!run__uses_pvsched_count(run))
 		return;
 	ret = stats__reset_count(PVSCHED_COUNT_RESET);
-	vm->report.stats_reset = ret ? STATS_RESET_FAILED : STATS_RESET_DONE;
+	run->report.stats_reset = ret ? STATS_RESET_FAILED : STATS_RESET_DONE;
 	if (ret)
 		pr_err("warning: cannot reset %s: %s; counts may include earlier runs",
 		       PVSCHED_COUNT_RESET, strerror(-ret));
 }
 
-/* Before the vCPUs run: note the initial driver, assign --pvsched. */
-static int vm__pvsched_init(struct vm *vm)
+/*
+ * A pvsched ioctl failed with @err: say so (@op, @name: see
+ * pvsched__error()), and give the exit status. ENOTTY is a kernel
+ * without pvsched.
+ */
+static int run__pvsched_err(const char *op, const char *name, int err)
 {
-	const char *want = vm->opts.pvsched;
+	pvsched__error(op, name, err);
+	return err == -ENOTTY ? EXIT_NO_PVSCHED : EXIT_FAILED;
+}
+
+/* Before the vCPUs run: note the initial driver, assign --pvsched. */
+static int run__pvsched_init(struct run *run)
+{
+	const char *want = run->opts.pvsched;
 	char prev[PVSCHED_OPS_NAME_SIZE], cur[PVSCHED_OPS_NAME_SIZE];
-	int fd = vm->kvm.vm_fd, ret;
+	int ret;
 
-	if (vm->opts.no_pvsched)
+	if (run->opts.no_pvsched)
 		return EXIT_OK;
-	ret = pvsched__get(fd, vm->report.initial);
+	ret = pvsched__get(&run->kvm, run->report.initial);
 	if (ret)
-		return pvsched__error("KVM_GET_PVSCHED_OPS", NULL, ret);
-	vm__reset_stats(vm);
-	if (!vm->opts.pvsched_set)
+		return run__pvsched_err(kvm_ioctl_name(KVM_GET_PVSCHED_OPS),
+					NULL, ret);
+	run__reset_stats(run);
+	if (!run->opts.pvsched_set)
 		return EXIT_OK;
 
-	ret = pvsched__replace(fd, want, prev);
+	ret = pvsched__replace(&run->kvm, want, prev);
 	if (ret)
-		return pvsched__error("KVM_REPLACE_PVSCHED_OPS", want, ret);
-	ret = pvsched__get(fd, cur);
+		return run__pvsched_err(kvm_ioctl_name(KVM_REPLACE_PVSCHED_OPS),
+					want, ret);
+	ret = pvsched__get(&run->kvm, cur);
 	if (ret)
-		return pvsched__error("KVM_GET_PVSCHED_OPS", NULL, ret);
+		return run__pvsched_err(kvm_ioctl_name(KVM_GET_PVSCHED_OPS),
+					NULL, ret);
 	if (strcmp(cur, want)) {
 		pr_err("asked for driver %s, KVM_GET_PVSCHED_OPS says %s",
 		       pvsched__display(want), pvsched__display(cur));
@@ -380,21 +406,21 @@ static int vm__pvsched_init(struct vm *vm)
 	return EXIT_OK;
 }
 
-static void vm__stop_vcpus(struct vm *vm)
+static void run__stop_vcpus(struct run *run)
 {
 	unsigned int i;
 
-	__atomic_store_n(&vm->stop, 1, __ATOMIC_SEQ_CST);
-	for (i = 0; i < vm->nr_started; i++)
-		kvm_cpu__kick(&vm->cpus[i]);
+	__atomic_store_n(&run->stop, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < run->nr_started; i++)
+		kvm_cpu__kick(&run->cpus[i]);
 }
 
-static void vm__join(struct vm *vm)
+static void run__join(struct run *run)
 {
 	unsigned int i;
 
-	for (i = 0; i < vm->nr_started; i++)
-		pthread_join(vm->cpus[i].thread, NULL);
+	for (i = 0; i < run->nr_started; i++)
+		pthread_join(run->cpus[i].thread, NULL);
 }
 
 /*
@@ -403,73 +429,73 @@ static void vm__join(struct vm *vm)
  * thread could not be created, @err), none runs the guest: they leave at
  * the gate, are joined, and there is no report.
  */
-static int vm__vcpu_fifo(struct vm *vm, int err)
+static int run__vcpu_fifo(struct run *run, int err)
 {
 	unsigned int i;
 
-	kvm_cpu__gate_wait(&vm->gate, vm->nr_started);
-	for (i = 0; i < vm->nr_started && !err; i++)
-		err = kvm_cpu__set_fifo(&vm->cpus[i], vm->opts.vcpu_fifo);
+	kvm_cpu__gate_wait(&run->gate, run->nr_started);
+	for (i = 0; i < run->nr_started && !err; i++)
+		err = kvm_cpu__set_fifo(&run->cpus[i], run->opts.vcpu_fifo);
 	if (err)
-		__atomic_store_n(&vm->stop, 1, __ATOMIC_SEQ_CST);
-	kvm_cpu__gate_open(&vm->gate);
+		__atomic_store_n(&run->stop, 1, __ATOMIC_SEQ_CST);
+	kvm_cpu__gate_open(&run->gate);
 	if (err) {
-		vm__join(vm);
-		vm->nr_started = 0;
+		run__join(run);
+		run->nr_started = 0;
 	}
 	return err;
 }
 
 /* vCPU threads inherit a mask blocking SIGINT/SIGTERM: we handle those. */
-static int vm__start_vcpus(struct vm *vm)
+static int run__start_vcpus(struct run *run)
 {
 	sigset_t block, old;
 	struct kvm_cpu *cpu;
 	unsigned int i;
 	int err = 0;
 
-	if (vm->opts.vcpu_fifo)
-		kvm_cpu__gate_init(&vm->gate);
+	if (run->opts.vcpu_fifo)
+		kvm_cpu__gate_init(&run->gate);
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	vm->t_start = now();
-	for (i = 0; i < vm->nr_cpus && !err; i++) {
-		cpu = &vm->cpus[i];
-		cpu->stop = &vm->stop;
-		cpu->nr_running = &vm->nr_running;
-		cpu->gate = vm->opts.vcpu_fifo ? &vm->gate : NULL;
-		__atomic_add_fetch(&vm->nr_running, 1, __ATOMIC_SEQ_CST);
+	run->t_start = now();
+	for (i = 0; i < run->nr_cpus && !err; i++) {
+		cpu = &run->cpus[i];
+		cpu->stop = &run->stop;
+		cpu->nr_running = &run->nr_running;
+		cpu->gate = run->opts.vcpu_fifo ? &run->gate : NULL;
+		__atomic_add_fetch(&run->nr_running, 1, __ATOMIC_SEQ_CST);
 		err = pthread_create(&cpu->thread, NULL, kvm_cpu__thread, cpu);
 		if (err) {
-			__atomic_sub_fetch(&vm->nr_running, 1,
+			__atomic_sub_fetch(&run->nr_running, 1,
 					   __ATOMIC_SEQ_CST);
 			pr_err("vcpu%u: pthread_create: %s", i, strerror(err));
 			break;
 		}
 		cpu->started = true;
-		vm->nr_started++;
+		run->nr_started++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (vm->opts.vcpu_fifo)
-		err = vm__vcpu_fifo(vm, err);
+	if (run->opts.vcpu_fifo)
+		err = run__vcpu_fifo(run, err);
 	return err ? EXIT_FAILED : EXIT_OK;
 }
 
-static int vm__switch(struct vm *vm, unsigned int i, double t)
+static int run__switch(struct run *run, unsigned int i, double t)
 {
-	const struct pvsched_switch *sw = &vm->opts.switches[i];
-	struct switch_result *res = &vm->report.switches[i];
+	const struct pvsched_switch *sw = &run->opts.switches[i];
+	struct switch_result *res = &run->report.switches[i];
 	int ret;
 
 	res->at = t;
-	ret = pvsched__replace(vm->kvm.vm_fd, sw->name, res->prev);
+	ret = pvsched__replace(&run->kvm, sw->name, res->prev);
 	if (ret) {
 		res->status = SWITCH_FAILED;
 		res->err = ret;
-		return pvsched__error("--switch", sw->name, ret);
+		return run__pvsched_err("--switch", sw->name, ret);
 	}
 	res->status = SWITCH_DONE;
 	pr_info("%.3fs: pvsched %s -> %s", t, pvsched__display(res->prev),
@@ -477,13 +503,13 @@ static int vm__switch(struct vm *vm, unsigned int i, double t)
 	return EXIT_OK;
 }
 
-static bool vm__vcpu_failed(struct vm *vm)
+static bool run__vcpu_failed(struct run *run)
 {
 	enum kvm_cpu_state s;
 	unsigned int i;
 
-	for (i = 0; i < vm->nr_started; i++) {
-		s = __atomic_load_n(&vm->cpus[i].state, __ATOMIC_SEQ_CST);
+	for (i = 0; i < run->nr_started; i++) {
+		s = __atomic_load_n(&run->cpus[i].state, __ATOMIC_SEQ_CST);
 		if (s == KVM_CPU_ERROR || s == KVM_CPU_GUEST_FAIL)
 			return true;
 	}
@@ -491,21 +517,21 @@ static bool vm__vcpu_failed(struct vm *vm)
 }
 
 /* One pass of the main loop; false when the vCPUs must be stopped. */
-static bool vm__tick(struct vm *vm, unsigned int *next_switch,
-		     double *stop_sent)
+static bool run__tick(struct run *run, unsigned int *next_switch,
+		      double *stop_sent)
 {
-	const struct options *o = &vm->opts;
-	struct minivmm_params *p = kvm__params(&vm->kvm);
-	double t = now() - vm->t_start;
+	const struct options *o = &run->opts;
+	struct minivmm_params *p = kvm__params(&run->kvm);
+	double t = now() - run->t_start;
 	int ret;
 
-	if (stop_signal || vm__vcpu_failed(vm))
+	if (stop_signal || run__vcpu_failed(run))
 		return false;
 	while (*next_switch < o->nr_switches &&
 	       t >= o->switches[*next_switch].at) {
-		ret = vm__switch(vm, (*next_switch)++, t);
+		ret = run__switch(run, (*next_switch)++, t);
 		if (ret) {
-			vm__fail(vm, ret);
+			run__fail(run, ret);
 			return false;
 		}
 	}
@@ -516,50 +542,50 @@ static bool vm__tick(struct vm *vm, unsigned int *next_switch,
 	if (*stop_sent && t - *stop_sent > STOP_GRACE_SECONDS) {
 		pr_err("the guest did not report DONE %gs after being told to stop",
 		       STOP_GRACE_SECONDS);
-		vm__fail(vm, EXIT_FAILED);
+		run__fail(run, EXIT_FAILED);
 		return false;
 	}
 	return true;
 }
 
-static void vm__main_loop(struct vm *vm)
+static void run__main_loop(struct run *run)
 {
 	struct timespec ts = { .tv_nsec = MAIN_LOOP_NS };
 	unsigned int next_switch = 0;
 	double stop_sent = 0;
 
-	while (__atomic_load_n(&vm->nr_running, __ATOMIC_SEQ_CST) > 0) {
-		if (!vm__tick(vm, &next_switch, &stop_sent)) {
-			vm__stop_vcpus(vm);
+	while (__atomic_load_n(&run->nr_running, __ATOMIC_SEQ_CST) > 0) {
+		if (!run__tick(run, &next_switch, &stop_sent)) {
+			run__stop_vcpus(run);
 			break;
 		}
 		nanosleep(&ts, NULL);
 	}
-	vm->report.elapsed = now() - vm->t_start;
+	run->report.elapsed = now() - run->t_start;
 }
 
 /*
  * pvsched_count's debugfs first, then the BPF map; "-" for the rest, and
  * for all with --no-pvsched.
  */
-static void vm__read_stats(struct vm *vm)
+static void run__read_stats(struct run *run)
 {
-	unsigned int i, n = vm->nr_started;
+	unsigned int i, n = run->nr_started;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		vm->stats[i].tid = vm->cpus[i].tid;
-		vm->stats[i].source = STATS_NONE;
+		run->stats[i].tid = run->cpus[i].tid;
+		run->stats[i].source = STATS_NONE;
 	}
-	if (vm->opts.no_pvsched)
+	if (run->opts.no_pvsched)
 		return;
-	ret = stats__read_count_file(PVSCHED_COUNT_STATS, vm->stats, n);
+	ret = stats__read_count_file(PVSCHED_COUNT_STATS, run->stats, n);
 	if (ret < 0 && ret != -ENOENT)
 		pr_err("warning: %s: %s", PVSCHED_COUNT_STATS, strerror(-ret));
 	if (ret == (int)n)
 		return;
 	ret = stats__read_bpf_map(PVSCHED_BPF_COUNT_SLOTS_MAP,
-				  PVSCHED_BPF_COUNT_MAP, vm->stats, n);
+				  PVSCHED_BPF_COUNT_MAP, run->stats, n);
 	if (ret < 0 && ret != -ENOENT)
 		pr_err("warning: %s: %s", PVSCHED_BPF_COUNT_NAME " maps",
 		       strerror(-ret));
@@ -569,114 +595,114 @@ static void vm__read_stats(struct vm *vm)
  * The latency samples a vCPU stored: as many as it reported DONE (its last
  * PROGRESS if it did not finish), up to the room it had.
  */
-static void vm__read_latency(struct vm *vm)
+static void run__read_latency(struct run *run)
 {
 	const struct kvm_cpu *cpu;
 	unsigned long long n;
 	unsigned int i;
 	__u32 *ticks;
 
-	for (i = 0; i < vm->nr_started; i++) {
-		cpu = &vm->cpus[i];
+	for (i = 0; i < run->nr_started; i++) {
+		cpu = &run->cpus[i];
 		n = cpu->state == KVM_CPU_DONE ? cpu->done : cpu->progress;
-		if (n > vm->samples_max)
-			n = vm->samples_max;
-		ticks = kvm__gpa_to_hva(&vm->kvm, GUEST_SAMPLES_GPA +
-					i * vm->samples_max * sizeof(*ticks),
+		if (n > run->samples_max)
+			n = run->samples_max;
+		ticks = kvm__gpa_to_hva(&run->kvm, GUEST_SAMPLES_GPA +
+					i * run->samples_max * sizeof(*ticks),
 					n * sizeof(*ticks));
-		if (!ticks || latency__stats(ticks, n, vm->report.tsc_khz,
-					     &vm->latency[i]))
+		if (!ticks || latency__stats(ticks, n, run->report.tsc_khz,
+					     &run->latency[i]))
 			pr_err("warning: vcpu%u: cannot compute the latency statistics",
 			       i);
 	}
-	vm->report.latency = vm->latency;
+	run->report.latency = run->latency;
 }
 
-static void vm__report(struct vm *vm)
+static void run__report(struct run *run)
 {
-	struct report *r = &vm->report;
+	struct report *r = &run->report;
 	unsigned int i;
-	bool ok = !vm->status && !stop_signal;
+	bool ok = !run->status && !stop_signal;
 
-	for (i = 0; i < vm->nr_started; i++) {
-		if (kvm_cpu__check(&vm->cpus[i], r->iterations,
-				   vm->info->work_port))
+	for (i = 0; i < run->nr_started; i++) {
+		if (kvm_cpu__check(&run->cpus[i], r->iterations,
+				   run->info->work_port))
 			ok = false;
-		kvm_cpu__read_pvsched_area(&vm->cpus[i]);
+		kvm_cpu__read_pvsched_area(&run->cpus[i]);
 	}
-	if (!vm->opts.no_pvsched)
-		r->final_ok = !pvsched__get(vm->kvm.vm_fd, r->final);
-	vm__read_stats(vm);
-	if (vm->info->latency)
-		vm__read_latency(vm);
-	r->opts = &vm->opts;
-	r->payload = vm->payload_path;
-	r->cpus = vm->cpus;
-	r->stats = vm->stats;
-	r->nr_cpus = vm->nr_started;
+	if (!run->opts.no_pvsched)
+		r->final_ok = !pvsched__get(&run->kvm, r->final);
+	run__read_stats(run);
+	if (run->info->latency)
+		run__read_latency(run);
+	r->opts = &run->opts;
+	r->payload = run->payload_path;
+	r->cpus = run->cpus;
+	r->stats = run->stats;
+	r->nr_cpus = run->nr_started;
 	r->ok = ok;
 	r->signal = stop_signal;
-	if (vm->opts.json)
+	if (run->opts.json)
 		report__json(stdout, r);
 	else
 		report__text(stdout, r);
 	if (!ok && !stop_signal)
-		vm__fail(vm, EXIT_FAILED);
+		run__fail(run, EXIT_FAILED);
 }
 
-static void vm__destroy(struct vm *vm)
+static void run__destroy_vm(struct run *run)
 {
 	unsigned int i;
 
-	for (i = 0; i < vm->nr_cpus; i++)
-		kvm_cpu__exit(&vm->cpus[i]);
-	kvm__close(&vm->kvm);
+	for (i = 0; i < run->nr_cpus; i++)
+		kvm_cpu__exit(&run->cpus[i]);
+	kvm__close(&run->kvm);
 }
 
-static int vm__run(struct vm *vm)
+static int run__vm(struct run *run)
 {
-	const struct options *o = &vm->opts;
+	const struct options *o = &run->opts;
 
-	vm->report.iterations = o->seconds ? 0 :
-				o->iterations ?: vm->info->iterations;
-	if (vm->info->timer)
-		vm->report.period_us = o->period_us ?: vm->info->period_us;
-	if (vm->info->busy)
-		vm->report.busy_loops = o->busy_loops ?:
-					MINIVMM_DEFAULT_BUSY_LOOPS;
-	if (vm->info->irq_flags) {
-		vm->report.wait = o->wait ?: IRQ_WAIT_HALT;
-		vm->report.boost_irq = o->boost_irq;
+	run->report.iterations = o->seconds ? 0 :
+				 o->iterations ?: run->info->iterations;
+	if (run->info->timer)
+		run->report.period_us = o->period_us ?: run->info->period_us;
+	if (run->info->busy)
+		run->report.busy_loops = o->busy_loops ?:
+					 MINIVMM_DEFAULT_BUSY_LOOPS;
+	if (run->info->irq_flags) {
+		run->report.wait = o->wait ?: IRQ_WAIT_HALT;
+		run->report.boost_irq = o->boost_irq;
 	}
-	if (vm->info->latency) {
-		vm->report.boost = o->boost;
-		vm->samples_max = vm->report.iterations ?:
-				  MINIVMM_LAT_MAX_SAMPLES;
+	if (run->info->latency) {
+		run->report.boost = o->boost;
+		run->samples_max = run->report.iterations ?:
+				   MINIVMM_LAT_MAX_SAMPLES;
 	}
-	kvm__init(&vm->kvm);
-	vm__fail(vm, vm__create(vm));
-	if (!vm->status)
-		vm__fail(vm, vm__pvsched_init(vm));
-	if (!vm->status && !stop_signal)
-		vm__fail(vm, vm__start_vcpus(vm));
-	if (vm->nr_started) {
-		if (!vm->status)
-			vm__main_loop(vm);
-		vm__stop_vcpus(vm);
-		vm__join(vm);
-		vm__report(vm);
+	kvm__init(&run->kvm);
+	run__fail(run, run__create_vm(run));
+	if (!run->status)
+		run__fail(run, run__pvsched_init(run));
+	if (!run->status && !stop_signal)
+		run__fail(run, run__start_vcpus(run));
+	if (run->nr_started) {
+		if (!run->status)
+			run__main_loop(run);
+		run__stop_vcpus(run);
+		run__join(run);
+		run__report(run);
 	}
-	vm__destroy(vm);
+	run__destroy_vm(run);
 	if (stop_signal)
-		vm__fail(vm, EXIT_SIGNAL_BASE + stop_signal);
-	return vm->status;
+		run__fail(run, EXIT_SIGNAL_BASE + stop_signal);
+	return run->status;
 }
 
 int main(int argc, char *argv[])
 {
 	int ret;
 
-	switch (options__parse(&vm.opts, argc, argv, stderr)) {
+	switch (options__parse(&run.opts, argc, argv, stderr)) {
 	case OPTIONS_HELP:
 		options__usage(stdout);
 		return EXIT_OK;
@@ -689,15 +715,15 @@ int main(int argc, char *argv[])
 	case OPTIONS_RUN:
 		break;
 	}
-	info = vm.opts.json ? stderr : stdout;
+	info = run.opts.json ? stderr : stdout;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (vm.opts.list_drivers)
-		return list_drivers(vm.opts.json);
+	if (run.opts.list_drivers)
+		return list_drivers(run.opts.json);
 
 	signals__init();
-	ret = vm__load_payload(&vm);
+	ret = run__load_payload(&run);
 	if (!ret)
-		ret = vm__run(&vm);
-	free(vm.image);
+		ret = run__vm(&run);
+	free(run.image);
 	return ret;
 }

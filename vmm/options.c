@@ -304,19 +304,23 @@ static void options__sort_switches(struct options *opts)
 	}
 }
 
+/*
+ * options__add_switch(), options__one(), options__check(): 0, or -EINVAL
+ * with the message on @err.
+ */
 static int options__add_switch(struct options *opts, const char *arg,
 			       FILE *err)
 {
 	if (opts->nr_switches == MINIVMM_MAX_SWITCHES) {
 		fprintf(err, "minivmm: at most %d --switch options\n",
 			MINIVMM_MAX_SWITCHES);
-		return -1;
+		return -EINVAL;
 	}
 	if (options__parse_switch(arg, &opts->switches[opts->nr_switches])) {
 		fprintf(err,
 			"minivmm: --switch: '%s' is not NAME@SECONDS (NAME below %d characters)\n",
 			arg, PVSCHED_OPS_NAME_SIZE);
-		return -1;
+		return -EINVAL;
 	}
 	opts->nr_switches++;
 	return 0;
@@ -332,7 +336,7 @@ static int options__one(struct options *opts, int c, const char *arg,
 		if (options__parse_name(arg, opts->pvsched)) {
 			fprintf(err, "minivmm: --pvsched: name too long: '%s'\n",
 				arg);
-			return -1;
+			return -EINVAL;
 		}
 		opts->pvsched_set = true;
 		return 0;
@@ -346,14 +350,14 @@ static int options__one(struct options *opts, int c, const char *arg,
 		if (options__parse_count(arg, MINIVMM_MAX_VCPUS, &n)) {
 			fprintf(err, "minivmm: --vcpus: '%s' is not in 1..%d\n",
 				arg, MINIVMM_MAX_VCPUS);
-			return -1;
+			return -EINVAL;
 		}
 		opts->nr_vcpus = n;
 		return 0;
 	case OPT_PAYLOAD:
 		if (!*arg) {
 			fprintf(err, "minivmm: --payload: empty name\n");
-			return -1;
+			return -EINVAL;
 		}
 		opts->payload = arg;
 		return 0;
@@ -362,7 +366,7 @@ static int options__one(struct options *opts, int c, const char *arg,
 			fprintf(err,
 				"minivmm: --iterations: '%s' is not a positive integer\n",
 				arg);
-			return -1;
+			return -EINVAL;
 		}
 		return 0;
 	case OPT_SECONDS:
@@ -370,7 +374,7 @@ static int options__one(struct options *opts, int c, const char *arg,
 			fprintf(err,
 				"minivmm: --seconds: '%s' is not a number in (0, %g]\n",
 				arg, MINIVMM_MAX_SECONDS);
-			return -1;
+			return -EINVAL;
 		}
 		return 0;
 	case OPT_PERIOD_US:
@@ -380,7 +384,7 @@ static int options__one(struct options *opts, int c, const char *arg,
 				"minivmm: --period-us: '%s' is not in 1..%llu (microseconds; the timer count, %llu per us, must fit in 32 bits)\n",
 				arg, MINIVMM_MAX_PERIOD_US,
 				MINIVMM_TIMER_COUNT_PER_US);
-			return -1;
+			return -EINVAL;
 		}
 		return 0;
 	case OPT_BUSY_LOOPS:
@@ -389,7 +393,7 @@ static int options__one(struct options *opts, int c, const char *arg,
 			fprintf(err,
 				"minivmm: --busy-loops: '%s' is not in 1..%llu\n",
 				arg, MINIVMM_MAX_BUSY_LOOPS);
-			return -1;
+			return -EINVAL;
 		}
 		return 0;
 	case OPT_WAIT:
@@ -397,7 +401,7 @@ static int options__one(struct options *opts, int c, const char *arg,
 			fprintf(err,
 				"minivmm: --wait: '%s' is not halt or spin\n",
 				arg);
-			return -1;
+			return -EINVAL;
 		}
 		return 0;
 	case OPT_BOOST_IRQ:
@@ -408,7 +412,7 @@ static int options__one(struct options *opts, int c, const char *arg,
 			fprintf(err,
 				"minivmm: --boost: '%s' is not wait or hold\n",
 				arg);
-			return -1;
+			return -EINVAL;
 		}
 		return 0;
 	case OPT_VCPU_FIFO:
@@ -416,7 +420,7 @@ static int options__one(struct options *opts, int c, const char *arg,
 			fprintf(err,
 				"minivmm: --vcpu-fifo: '%s' is not in 1..%d (a SCHED_FIFO priority)\n",
 				arg, MINIVMM_MAX_FIFO_PRIO);
-			return -1;
+			return -EINVAL;
 		}
 		opts->vcpu_fifo = n;
 		return 0;
@@ -432,7 +436,7 @@ static int options__one(struct options *opts, int c, const char *arg,
 		opts->json = true;
 		return 0;
 	}
-	return -1;
+	return -EINVAL;
 }
 
 /* Checks that need the whole command line. */
@@ -443,36 +447,36 @@ static int options__check(const struct options *opts, FILE *err)
 	if (opts->iterations && opts->seconds) {
 		fprintf(err,
 			"minivmm: --iterations and --seconds are mutually exclusive\n");
-		return -1;
+		return -EINVAL;
 	}
 	if (opts->no_pvsched && opts->pvsched_set) {
 		fprintf(err,
 			"minivmm: --no-pvsched and --pvsched are mutually exclusive\n");
-		return -1;
+		return -EINVAL;
 	}
 	if (opts->no_pvsched && opts->nr_switches) {
 		fprintf(err,
 			"minivmm: --no-pvsched and --switch are mutually exclusive\n");
-		return -1;
+		return -EINVAL;
 	}
 	/* The flag goes in the vCPU's pvsched area: there is none. */
 	if (opts->boost_irq && (opts->no_area || opts->no_pvsched)) {
 		fprintf(err,
 			"minivmm: --boost-irq: no pvsched area with %s\n",
 			opts->no_pvsched ? "--no-pvsched" : "--no-area");
-		return -1;
+		return -EINVAL;
 	}
 	if (opts->boost && (opts->no_area || opts->no_pvsched)) {
 		fprintf(err, "minivmm: --boost: no pvsched area with %s\n",
 			opts->no_pvsched ? "--no-pvsched" : "--no-area");
-		return -1;
+		return -EINVAL;
 	}
 	for (i = 0; opts->seconds && i < opts->nr_switches; i++) {
 		if (opts->switches[i].at >= opts->seconds) {
 			fprintf(err,
 				"minivmm: --switch at %gs is not before the end of the run (--seconds=%g)\n",
 				opts->switches[i].at, opts->seconds);
-			return -1;
+			return -EINVAL;
 		}
 	}
 	return 0;

@@ -11,15 +11,17 @@
  * leaves the assignment alone; a kernel without pvsched gives ENOTTY. A
  * driver that changes scheduling (pvsched_boost) needs CAP_SYS_NICE in the
  * initial user namespace: EPERM without, and the VM keeps its driver.
+ *
+ * pvsched__get() and pvsched__replace() print nothing: they give -errno,
+ * and the caller says what it means with pvsched__error(), or not at all.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "kvm.h"
 #include "pvsched.h"
 #include "util.h"
 
@@ -31,18 +33,20 @@ static void pvsched__copy_name(char dst[PVSCHED_OPS_NAME_SIZE],
 	dst[PVSCHED_OPS_NAME_SIZE - 1] = '\0';
 }
 
-int pvsched__get(int vm_fd, char name[PVSCHED_OPS_NAME_SIZE])
+/* The VM's driver, "" for none. 0 or -errno. */
+int pvsched__get(struct kvm *kvm, char name[PVSCHED_OPS_NAME_SIZE])
 {
 	struct kvm_pvsched_ops ops;
 
 	memset(&ops, 0, sizeof(ops));
-	if (ioctl(vm_fd, KVM_GET_PVSCHED_OPS, &ops))
+	if (__kvm_vm_ioctl(kvm, KVM_GET_PVSCHED_OPS, &ops))
 		return -errno;
 	pvsched__copy_name(name, &ops);
 	return 0;
 }
 
-int pvsched__replace(int vm_fd, const char *name,
+/* Make @name the VM's driver, the previous one in @prev. 0 or -errno. */
+int pvsched__replace(struct kvm *kvm, const char *name,
 		     char prev[PVSCHED_OPS_NAME_SIZE])
 {
 	struct kvm_pvsched_ops ops;
@@ -51,7 +55,7 @@ int pvsched__replace(int vm_fd, const char *name,
 	memset(&ops, 0, sizeof(ops));
 	len = strnlen(name, PVSCHED_OPS_NAME_SIZE - 1);
 	memcpy(ops.ops_name, name, len);	/* the rest stays NUL */
-	if (ioctl(vm_fd, KVM_REPLACE_PVSCHED_OPS, &ops))
+	if (__kvm_vm_ioctl(kvm, KVM_REPLACE_PVSCHED_OPS, &ops))
 		return -errno;
 	pvsched__copy_name(prev, &ops);
 	return 0;
@@ -82,17 +86,18 @@ const char *pvsched__display(const char *name)
 }
 
 /*
- * Report a failed pvsched ioctl in one line; returns the exit status.
- * @name is the driver asked for, NULL for KVM_GET_PVSCHED_OPS.
+ * Report a failed pvsched ioctl, @err its -errno, in one line. @op names
+ * it (the ioctl, or "--switch"); @name is the driver asked for, NULL for
+ * KVM_GET_PVSCHED_OPS. -ENOTTY means a kernel without pvsched.
  */
-int pvsched__error(const char *op, const char *name, int err)
+void pvsched__error(const char *op, const char *name, int err)
 {
 	char avail[512];
 
 	if (err == -ENOTTY) {
 		pr_err("this kernel has no pvsched support (%s: %s)", op,
 		       strerror(-err));
-		return EXIT_NO_PVSCHED;
+		return;
 	}
 	if (err == -EINVAL && name) {
 		if (pvsched__available(avail, sizeof(avail)))
@@ -100,13 +105,12 @@ int pvsched__error(const char *op, const char *name, int err)
 				 PVSCHED_AVAILABLE_PATH);
 		pr_err("%s: unknown pvsched driver '%s' (available: %s)", op,
 		       name, *avail ? avail : "none");
-		return EXIT_FAILED;
+		return;
 	}
 	if (err == -EPERM && name) {
 		pr_err("%s: pvsched driver '%s': %s (%s): selecting a driver that changes scheduling needs CAP_SYS_NICE",
 		       op, name, strerror(-err), errno_name(-err));
-		return EXIT_FAILED;
+		return;
 	}
 	pr_err("%s: %s (%s)", op, strerror(-err), errno_name(-err));
-	return EXIT_FAILED;
 }

@@ -8,11 +8,13 @@
 
 #define PVSCHED_AVAILABLE_PATH	"/proc/sys/kernel/pvsched_available_drivers"
 
-int pvsched__get(int vm_fd, char name[PVSCHED_OPS_NAME_SIZE]);
-int pvsched__replace(int vm_fd, const char *name,
+struct kvm;
+
+int pvsched__get(struct kvm *kvm, char name[PVSCHED_OPS_NAME_SIZE]);
+int pvsched__replace(struct kvm *kvm, const char *name,
 		     char prev[PVSCHED_OPS_NAME_SIZE]);
 int pvsched__available(char *buf, size_t len);
 const char *pvsched__display(const char *name);
-int pvsched__error(const char *op, const char *name, int err);
+void pvsched__error(const char *op, const char *name, int err);
 
 #endif /* MINIVMM_PVSCHED_H */

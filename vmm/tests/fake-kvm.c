@@ -81,6 +81,9 @@
  * vmexit=R halt=H intr_inj=I wakeup=H" (R its KVM_RUNs, H the ticks that
  * woke it from a halt, I all its ticks), without " wakeup=H" if the value
  * is "old" (a kernel before WAKEUP); its reset file takes writes.
+ * $FAKE_KVM_FAIL=NAME: the ioctl NAME (one of fake_ioctls[]) fails with
+ * errno $FAKE_KVM_FAIL_ERRNO (default EIO), whatever the fd, so that tests
+ * see how minivmm reports a failed KVM ioctl.
  * $FAKE_KVM_TRACE_PVSCHED: print "fake-kvm: pvsched access: WHAT" on stderr
  * for each pvsched ioctl (KVM_CHECK_EXTENSION of KVM_CAP_PVSCHED_AREA
  * included) and each open of pvsched_count's debugfs files or of the
@@ -105,6 +108,7 @@
 #include "layout.h"
 #include "pvsched.h"
 #include "stats.h"
+#include "util.h"
 
 int __real_open(const char *path, int flags, ...);
 int __real_ioctl(int fd, unsigned long req, ...);
@@ -920,8 +924,43 @@ int __wrap_sched_setscheduler(pid_t pid, int policy,
 	return 0;
 }
 
+/* The ioctls that $FAKE_KVM_FAIL can name. */
+static const struct {
+	unsigned long req;
+	const char *name;
+} fake_ioctls[] = {
+#define FAKE_IOCTL(cmd)	{ cmd, #cmd }
+	FAKE_IOCTL(KVM_CREATE_VM),
+	FAKE_IOCTL(KVM_GET_SUPPORTED_CPUID),
+	FAKE_IOCTL(KVM_CREATE_IRQCHIP),
+	FAKE_IOCTL(KVM_SET_USER_MEMORY_REGION),
+	FAKE_IOCTL(KVM_CREATE_VCPU),
+	FAKE_IOCTL(KVM_SET_CPUID2),
+	FAKE_IOCTL(KVM_GET_SREGS),
+	FAKE_IOCTL(KVM_SET_SREGS),
+	FAKE_IOCTL(KVM_SET_REGS),
+	FAKE_IOCTL(KVM_SET_MP_STATE),
+	FAKE_IOCTL(KVM_RUN),
+#undef FAKE_IOCTL
+};
+
+/* Does $FAKE_KVM_FAIL name @req? */
+static bool fake_forced_failure(unsigned long req)
+{
+	const char *name = getenv("FAKE_KVM_FAIL");
+	size_t i;
+
+	for (i = 0; name && i < ARRAY_SIZE(fake_ioctls); i++) {
+		if (fake_ioctls[i].req == req &&
+		    !strcmp(fake_ioctls[i].name, name))
+			return true;
+	}
+	return false;
+}
+
 int __wrap_ioctl(int fd, unsigned long req, ...)
 {
+	const char *err = getenv("FAKE_KVM_FAIL_ERRNO");
 	unsigned long arg;
 	va_list ap;
 
@@ -930,6 +969,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	if (fd < 0 || fd >= FAKE_MAX_FDS || fds[fd].kind == FAKE_NONE)
 		return __real_ioctl(fd, req, arg);
+	if (fake_forced_failure(req))
+		return fail(err ? atoi(err) : EIO);
 	switch (fds[fd].kind) {
 	case FAKE_SYS:
 		return fake_sys_ioctl(req, arg);

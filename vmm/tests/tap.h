@@ -24,5 +24,6 @@ void test_stats(void);
 void test_report(void);
 void test_fake(void);
 void test_latency(void);
+void test_kvm_ioctl(void);
 
 #endif /* MINIVMM_TAP_H */

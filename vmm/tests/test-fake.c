@@ -357,6 +357,71 @@ static void test_errors(void)
 	check(status == 1 && strstr(err, "--vcpus"), "usage error: exit 1");
 }
 
+/*
+ * A KVM ioctl that fails ($FAKE_KVM_FAIL): one line on stderr that names
+ * it as its macro does and gives its errno, exit 3. Before the vCPU
+ * threads start that is all; a vCPU's setup or KVM_RUN ends its thread
+ * with "error" in the report (--no-pvsched: nothing else on stderr).
+ */
+static const struct ioctl_failure {
+	const char *env;
+	const char *args;
+	const char *err;	/* all of stderr */
+	bool report;		/* a vCPU thread ran: a report */
+} ioctl_failures[] = {
+	{ "FAKE_KVM_FAIL=KVM_CREATE_VM FAKE_KVM_FAIL_ERRNO=12", "--json " IO,
+	  "minivmm: KVM_CREATE_VM: Cannot allocate memory\n", false },
+	{ "FAKE_KVM_FAIL=KVM_GET_SUPPORTED_CPUID FAKE_KVM_FAIL_ERRNO=7",
+	  "--json " IO,
+	  "minivmm: KVM_GET_SUPPORTED_CPUID: Argument list too long\n",
+	  false },
+	{ "FAKE_KVM_FAIL=KVM_CREATE_IRQCHIP FAKE_KVM_FAIL_ERRNO=17",
+	  "--json " HALT, "minivmm: KVM_CREATE_IRQCHIP: File exists\n",
+	  false },
+	{ "FAKE_KVM_FAIL=KVM_SET_USER_MEMORY_REGION FAKE_KVM_FAIL_ERRNO=22",
+	  "--json " IO,
+	  "minivmm: KVM_SET_USER_MEMORY_REGION: Invalid argument\n", false },
+	{ "FAKE_KVM_FAIL=KVM_CREATE_VCPU FAKE_KVM_FAIL_ERRNO=16",
+	  "--vcpus=2 --json " IO,
+	  "minivmm: vcpu0: KVM_CREATE_VCPU: Device or resource busy\n",
+	  false },
+	{ "FAKE_KVM_FAIL=KVM_SET_CPUID2 FAKE_KVM_FAIL_ERRNO=7",
+	  "--no-pvsched --json " IO,
+	  "minivmm: vcpu0: KVM_SET_CPUID2: Argument list too long\n", true },
+	{ "FAKE_KVM_FAIL=KVM_GET_SREGS FAKE_KVM_FAIL_ERRNO=14",
+	  "--no-pvsched --json " IO,
+	  "minivmm: vcpu0: KVM_GET_SREGS: Bad address\n", true },
+	{ "FAKE_KVM_FAIL=KVM_SET_SREGS FAKE_KVM_FAIL_ERRNO=22",
+	  "--no-pvsched --json " IO,
+	  "minivmm: vcpu0: KVM_SET_SREGS: Invalid argument\n", true },
+	{ "FAKE_KVM_FAIL=KVM_SET_REGS FAKE_KVM_FAIL_ERRNO=1",
+	  "--no-pvsched --json " IO,
+	  "minivmm: vcpu0: KVM_SET_REGS: Operation not permitted\n", true },
+	{ "FAKE_KVM_FAIL=KVM_SET_MP_STATE", "--no-pvsched --json " IO,
+	  "minivmm: vcpu0: KVM_SET_MP_STATE: Input/output error\n", true },
+	{ "FAKE_KVM_FAIL=KVM_RUN FAKE_KVM_FAIL_ERRNO=14",
+	  "--no-pvsched --json " IO,
+	  "minivmm: vcpu0: KVM_RUN: Bad address\n", true },
+};
+
+static void test_ioctl_failures(void)
+{
+	const struct ioctl_failure *f;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ioctl_failures); i++) {
+		f = &ioctl_failures[i];
+		run(f->env, f->args, NULL);
+		check(status == 3 && !strcmp(err, f->err) &&
+		      (f->report ? strstr(out, "{\"ok\":false,") &&
+				   strstr(out, "\"result\":\"error\"") :
+				   !*out),
+		      "%s: one line naming the ioctl, its errno, exit 3%s",
+		      f->env, f->report ? ", the vCPU's result error" :
+					  ", no report");
+	}
+}
+
 /* The area of vCPU @i after @n boosted iterations under pvsched_boost. */
 static bool boosted_area(int i, int n)
 {
@@ -888,6 +953,7 @@ void test_fake(void)
 	test_period_us();
 	test_no_pvsched();
 	test_errors();
+	test_ioctl_failures();
 	test_area_offered();
 	test_area_missing_or_failing();
 	test_eperm();

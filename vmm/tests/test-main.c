@@ -72,6 +72,7 @@ int main(void)
 	test_stats();
 	test_report();
 	test_latency();
+	test_kvm_ioctl();
 	test_fake();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tap_tmpdir);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -409,15 +410,16 @@ static void test_check(void)
 	cpu.progress = 90;
 	ok(!kvm_cpu__check(&cpu, 100, true), "DONE(100) after 100 writes");
 	ok(!kvm_cpu__check(&cpu, 0, false), "--seconds: any count");
-	ok(kvm_cpu__check(&cpu, 101, false), "DONE short of the target");
+	ok(kvm_cpu__check(&cpu, 101, false) == -EIO, "DONE short of the target");
 	cpu.work_writes = 99;
-	ok(kvm_cpu__check(&cpu, 100, true), "a work port write missing");
+	ok(kvm_cpu__check(&cpu, 100, true) == -EIO,
+	   "a work port write missing");
 	ok(!kvm_cpu__check(&cpu, 100, false), "work writes only for io");
 	cpu.progress = 101;
-	ok(kvm_cpu__check(&cpu, 100, false), "PROGRESS beyond DONE");
+	ok(kvm_cpu__check(&cpu, 100, false) == -EIO, "PROGRESS beyond DONE");
 	cpu.progress = 0;
 	cpu.state = KVM_CPU_STOPPED;
-	ok(kvm_cpu__check(&cpu, 0, false), "not DONE");
+	ok(kvm_cpu__check(&cpu, 0, false) == -EIO, "not DONE");
 }
 
 void test_report(void)
