@@ -10,6 +10,8 @@
 #   kernel/scripts/kbuild.sh build VARIANT        configure + build a variant
 #   kernel/scripts/kbuild.sh worktree NAME        build/NAME: pristine worktree
 #   kernel/scripts/kbuild.sh series               list the series' patch files
+#   kernel/scripts/kbuild.sh selftest OUT         the series' KVM selftest,
+#                                                 static, from build/linux
 #
 # Variants:
 #   main      kernel/config/*.config                  -> build/bzImage ...
@@ -252,10 +254,36 @@ cmd_build() {
 	fi
 }
 
+# The KVM selftest that the series adds, built from the patched tree
+# against its UAPI headers (installed into the main build's object tree),
+# linked statically for the test initramfs, copied to $1. TARGET_ARCH, last
+# on the compiler's command line, undoes the selftests' -march=x86-64-v2:
+# the test VM's qemu64 CPU lacks SSE4.2 and POPCNT (SIGILL).
+cmd_selftest() {
+	local kvm=$SRC/tools/testing/selftests/kvm
+	local out=$BUILD/obj/selftests/kvm
+	local log=$BUILD/obj/selftests/build.log
+
+	[ -f "$kvm/x86_64/pvsched_test.c" ] ||
+		die "$kvm/x86_64/pvsched_test.c missing: make kernel-tree"
+	mkdir -p "$out"
+	stage "[selftest] building x86_64/pvsched_test (log $log)"
+	if ! { make -C "$SRC" O="$BUILD/obj/main" ARCH=x86_64 -s headers &&
+	       make -C "$kvm" -s OUTPUT="$out" \
+		KHDR_INCLUDES="-isystem $BUILD/obj/main/usr/include" \
+		LDFLAGS="-static -pthread -no-pie" TARGET_ARCH=-march=x86-64 \
+		"$out/x86_64/pvsched_test"; } > "$log" 2>&1; then
+		tail -20 "$log" >&2
+		die "selftest build failed, full log: $log"
+	fi
+	cp "$out/x86_64/pvsched_test" "$1"
+}
+
 case "${1:-}" in
 tree)	cmd_tree ;;
+selftest) cmd_selftest "${2:?usage: $0 selftest OUT}" ;;
 worktree) cmd_worktree "$2" ;;
 series)	series_files ;;
 build)	shift; cmd_build "$@" ;;
-*)	echo "usage: $0 tree | build VARIANT [make targets]" >&2; exit 2 ;;
+*)	echo "usage: $0 tree | build VARIANT [make targets] | selftest OUT" >&2; exit 2 ;;
 esac
