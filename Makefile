@@ -6,6 +6,10 @@
 #   make check         host unit tests + regression suite in QEMU
 #   make kernel        the patched kernel: build/bzImage, build/vmlinux,
 #                      build/modules/pvsched_count.ko
+#   make selftest      the series' KVM selftest, static:
+#                      build/tests/kvm_pvsched_test
+#   make suite         the in-VM suite: build/tests, the selftest, the
+#                      test module for the main and the debug kernel
 #   make bench         exit-path cost of pvsched against an unpatched
 #                      kernel, in QEMU virtual time (build/bench.json)
 #   make latency       guest wake-up latency under host CPU hogs, with and
@@ -16,18 +20,25 @@
 #   make shell         interactive shell in the booted VM
 #
 # Every target installs the Debian packages it needs (scripts/deps.sh).
+# The targets below are the build graph: the scripts in ci/ build nothing
+# themselves; each target names what it needs and every step is
+# incremental.
 
 SHELL := /bin/bash
 ROOT := $(CURDIR)
 BUILD := $(ROOT)/build
 
-.PHONY: all deps kernel kernel-tree bpf vmm initramfs check demo shell \
-	bench latency series-check series clean distclean help
+# One kernel build at a time: each uses every CPU already.
+.NOTPARALLEL:
+
+.PHONY: all deps kernel-tree kernel debug base selftest bpf vmm tests \
+	test-modules suite initramfs check demo shell bench latency \
+	series-check series clean distclean help
 
 all: kernel
 
 help:
-	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^# Every target/p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/deps.sh
@@ -35,31 +46,53 @@ deps:
 kernel-tree: deps
 	@kernel/scripts/kbuild.sh tree
 
+# The pvsched kernel, its debug build (KASAN, lockdep) and the unpatched
+# baseline that make bench compares with.
 kernel: kernel-tree
 	@kernel/scripts/kbuild.sh build main
+
+debug: kernel-tree
+	@kernel/scripts/kbuild.sh build debug
+
+base: kernel-tree
+	@kernel/scripts/kbuild.sh build base
+
+selftest: kernel
+	@kernel/scripts/kbuild.sh selftest $(BUILD)/tests/kvm_pvsched_test
 
 bpf: kernel
 	@$(MAKE) -s -C kernel/bpf VMLINUX=$(BUILD)/vmlinux OUT=$(BUILD)/bpf
 
-initramfs: kernel bpf vmm
-	@ci/mkinitramfs.sh
-
 vmm: deps
 	@$(MAKE) -s --no-print-directory -C vmm all
 
-check: deps
+# The suite's own programs and scripts (hog, pvsched_test, ...).
+tests: deps
+	@$(MAKE) -s --no-print-directory -C ci/tests OUT=$(BUILD)/tests
+	@cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh $(BUILD)/tests/
+
+test-modules: kernel debug
+	@ci/test-module.sh $(BUILD) $(BUILD)/obj/main
+	@ci/test-module.sh $(BUILD)/debug $(BUILD)/obj/debug
+
+suite: tests selftest test-modules
+
+initramfs: kernel bpf vmm
+	@ci/mkinitramfs.sh
+
+check: kernel debug base bpf vmm suite
 	@ci/check.sh
 
-demo: deps
+demo: initramfs
 	@ci/demo.sh
 
-shell: deps
+shell: initramfs
 	@ci/shell.sh
 
-bench: deps
+bench: kernel base bpf vmm
 	@ci/bench.sh
 
-latency: deps
+latency: kernel bpf vmm tests
 	@ci/latency.sh
 
 series-check: kernel-tree

@@ -27,6 +27,16 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 QEMU_ARGS = "-icount shift=0,sleep=off"
+# ci/vm-run holds the QEMU command line; these are the runs' own options:
+# one vCPU, virtual time.
+VM_RUN = os.path.join(ROOT, "ci", "vm-run")
+VM_OPTS = ["-s", "1", "-Q", QEMU_ARGS]
+
+
+def qemu_options():
+    """The QEMU machine options of the runs, as ci/vm-run -p prints them."""
+    return subprocess.run([VM_RUN] + VM_OPTS + ["-p"], capture_output=True,
+                          text=True, check=True).stdout.strip()
 PAYLOADS = ("cpuid", "io")
 PAYLOAD_TEXT = {
     "cpuid": "cpuid (exits handled in KVM)",
@@ -141,9 +151,8 @@ def boot(kernel, iterations, reps, verbose):
     # About 50 us of wall time per emulated exit on this class of machine;
     # allow four times that.
     timeout = 120 + int(nruns * iterations * 200e-6)
-    env = dict(os.environ, VMRUN_SMP="1", VMRUN_QEMU_ARGS=QEMU_ARGS,
-               VMRUN_APPEND="quiet", VMRUN_LOG=log, VMRUN_QUIET="")
-    cmd = [os.path.join(ROOT, "ci", "vm-run"), "-k", kdir, "-t",
+    env = dict(os.environ, VMRUN_QUIET="")   # the console is read here
+    cmd = [VM_RUN] + VM_OPTS + ["-a", "quiet", "-l", log, "-k", kdir, "-t",
            str(timeout), "-f", script + ":/root/bench.sh", "/root/bench.sh"]
     print("==> [bench] %s kernel: %d runs of %d exits in QEMU %s "
           "(log %s)" % (what, nruns, iterations, QEMU_ARGS, log), flush=True)
@@ -366,8 +375,7 @@ def main():
     out = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
         "kernel_release": infos["main"]["release"],
-        "qemu": "-accel tcg,thread=single -cpu qemu64,+svm,+npt -smp 1 "
-                + QEMU_ARGS,
+        "qemu": qemu_options(),
         "iterations": args.iterations,
         "reps": args.reps,
         "baseline_without_pvsched": infos["base"]["nopvsched"],

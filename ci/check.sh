@@ -4,7 +4,8 @@
 # make check: host unit tests, then the regression suite inside QEMU on the
 # pvsched kernel and on its debug build (KASAN, lockdep), then a short
 # make bench run, which boots the unpatched baseline kernel too, then the
-# negative controls. Builds whatever is missing. Ends with
+# negative controls. make check builds what it needs first (Makefile);
+# this script only runs it. Ends with
 # "N passed, M failed, K skipped".
 #
 # Each failure prints one line "check: WHERE: WHY": a "not ok" result; a
@@ -198,8 +199,8 @@ controls() {
 	# is not in /tests, then a module that WARNs after the runner's own
 	# kernel log check, so that only the console scan can see it.
 	# shellcheck disable=SC2016
-	VMRUN_DMESG=1 VMRUN_LOG=$log VMRUN_QUIET=1 VMRUN_APPEND=quiet \
-		ci/vm-run -t 600 -f ci/tests/run-suite.sh:/tests/run-suite.sh \
+	ci/vm-run -d -q -l "$log" -a quiet -t 600 \
+		-f ci/tests/run-suite.sh:/tests/run-suite.sh \
 		-f "$dir/warn_on_load/warn_on_load.ko:/root/warn_on_load.ko" \
 		sh -c '/tests/run-suite.sh ctl_missing_test; rc=$?; insmod /root/warn_on_load.ko; exit $rc'
 	rc=$?
@@ -219,19 +220,6 @@ controls() {
 			-- check_console control-vm "$log"
 	} | tee "$RESULTS/controls.tap"
 	check_tap controls control "$RESULTS/controls.tap"
-}
-
-# test_module KDIR OBJ: build the suite's test-only module(s) in
-# ci/modules against the kernel build OBJ, into KDIR/modules.
-test_module() {
-	local dir=$BUILD/test-modules/${2##*/}
-
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	cp -r ci/modules/pvsched_test_drv/. "$dir/"
-	make -s -C "$2" M="$dir" modules > "$dir/build.log" 2>&1 ||
-		die "pvsched_test_drv.ko failed to build against $2, see $dir/build.log"
-	cp "$dir/pvsched_test_drv.ko" "$1/modules/"
 }
 
 summary() {
@@ -257,15 +245,13 @@ case "${1:-}" in
 *)	echo "usage: $0 [--controls]" >&2; exit 2 ;;
 esac
 
-echo "==> [check] building"
-make -s kernel || die "kernel build failed"
-make -s bpf || die "BPF drivers failed to build"
-make -s --no-print-directory -C vmm all || die "minivmm failed to build"
-make -s --no-print-directory -C ci/tests OUT="$BUILD/tests" || die "suite failed to build"
-cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh "$BUILD/tests/"
-kernel/scripts/kbuild.sh build debug || die "debug kernel build failed"
-test_module "$BUILD" "$BUILD/obj/main"
-test_module "$BUILD/debug" "$BUILD/obj/debug"
+# make check builds all of it first (the Makefile's build graph).
+for f in bzImage debug/bzImage base/bzImage bpf/pvsched-bpf \
+	 modules/pvsched_test_drv.ko debug/modules/pvsched_test_drv.ko \
+	 tests/pvsched_test tests/kvm_pvsched_test tests/run-suite.sh; do
+	[ -e "$BUILD/$f" ] || die "build/$f missing: run make check, which builds it"
+done
+[ -x vmm/minivmm ] || die "vmm/minivmm missing: run make check, which builds it"
 
 echo "==> [check] host unit tests (minivmm)"
 host_tests host make -s --no-print-directory -C vmm test
@@ -289,8 +275,8 @@ for k in main debug; do
 	log=$RESULTS/vm-$k.log
 	echo "==> [check] regression suite in QEMU, $k kernel ($append)"
 	ci/mkinitramfs.sh -s "$kdir" "$kdir/initramfs.cpio" >/dev/null || die "initramfs"
-	VMRUN_DMESG=1 VMRUN_LOG=$log VMRUN_QUIET=1 VMRUN_APPEND=$append \
-		ci/vm-run -k "$kdir" -t 1500 /tests/run-suite.sh
+	ci/vm-run -d -q -l "$log" -a "$append" -k "$kdir" -t 1500 \
+		/tests/run-suite.sh
 	rc=$?
 	check_vm_tap "vm-$k" "$k" "$log" "$rc"
 	check_console "vm-$k" "$log"
@@ -304,8 +290,7 @@ bench_logs=("$BUILD/bench-base.log" "$BUILD/bench-main.log")
 rm -f "$smoke.json" "${bench_logs[@]}"
 {
 	echo "1..2"
-	if kernel/scripts/kbuild.sh build base > "$smoke.log" 2>&1 &&
-	   ci/mkinitramfs.sh -b "$BUILD/base" "$BUILD/base/initramfs.cpio" >/dev/null &&
+	if ci/mkinitramfs.sh -b "$BUILD/base" "$BUILD/base/initramfs.cpio" > "$smoke.log" 2>&1 &&
 	   VMRUN_DMESG=1 python3 ci/bench.py --iterations 2000 --reps 1 \
 		--out "$smoke.json" >> "$smoke.log" 2>&1; then
 		echo "ok 1 bench: every case ran to completion on both kernels"

@@ -7,9 +7,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 
-make -s kernel bpf
-make -s --no-print-directory -C vmm all
-ci/mkinitramfs.sh >/dev/null
+# make demo builds the kernel, the BPF drivers, minivmm and the initramfs
+# first (Makefile).
+[ -f "$ROOT/build/initramfs.cpio" ] ||
+	{ echo "demo: build/initramfs.cpio missing: run make demo" >&2; exit 1; }
 
 cat > "$ROOT/build/demo.sh" <<'DEMO'
 #!/bin/sh
@@ -34,7 +35,7 @@ DEMO
 chmod +x "$ROOT/build/demo.sh"
 
 echo "==> [demo] booting the pvsched kernel in QEMU (TCG, AMD SVM)"
-VMRUN_APPEND=quiet VMRUN_LOG=$ROOT/build/demo.log \
-	ci/vm-run -t 300 -f "$ROOT/build/demo.sh:/root/demo.sh" /root/demo.sh |
+ci/vm-run -a quiet -l "$ROOT/build/demo.log" -t 300 \
+	-f "$ROOT/build/demo.sh:/root/demo.sh" /root/demo.sh |
 	sed -n '/^PVSCHED-VM-READY/,/^PVSCHED-EXIT-STATUS/p' |
 	grep -v '^PVSCHED-'

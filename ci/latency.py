@@ -34,6 +34,16 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 QEMU_ARGS = "-icount shift=0,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm"
+# ci/vm-run holds the QEMU command line; these are the runs' own options:
+# one vCPU, virtual time.
+VM_RUN = os.path.join(ROOT, "ci", "vm-run")
+VM_OPTS = ["-s", "1", "-Q", QEMU_ARGS]
+
+
+def qemu_options():
+    """The QEMU machine options of the runs, as ci/vm-run -p prints them."""
+    return subprocess.run([VM_RUN] + VM_OPTS + ["-p"], capture_output=True,
+                          text=True, check=True).stdout.strip()
 
 # (case, label, hogs?, minivmm options). The guest halts between shots,
 # as cyclictest's thread sleeps, unless --wait=spin.
@@ -164,9 +174,8 @@ def boot(args):
         f.write(vm_script(args))
     os.chmod(script, 0o755)
 
-    env = dict(os.environ, VMRUN_SMP="1", VMRUN_QEMU_ARGS=QEMU_ARGS,
-               VMRUN_APPEND="quiet", VMRUN_LOG=log, VMRUN_QUIET="")
-    cmd = [os.path.join(ROOT, "ci", "vm-run"), "-k", BUILD, "-t",
+    env = dict(os.environ, VMRUN_QUIET="")   # the console is read here
+    cmd = [VM_RUN] + VM_OPTS + ["-a", "quiet", "-l", log, "-k", BUILD, "-t",
            str(args.timeout), "-f", script + ":/root/latency.sh",
            "/root/latency.sh"]
     print("==> [latency] %d rounds of %d cases, %d samples each, "
@@ -515,8 +524,7 @@ def main():
     print_table(cfg, alone_rate, results, tgts, args)
     out = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
-        "qemu": "-accel tcg,thread=single -cpu qemu64,+svm,+npt -smp 1 "
-                + QEMU_ARGS,
+        "qemu": qemu_options(),
         "config": cfg,
         "samples": args.samples, "period_us": args.period_us,
         "hogs": args.hogs, "reps": args.reps,

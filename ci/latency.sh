@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make latency: how much sooner a latency-critical guest runs on a busy
-# host with pvsched's boost, in QEMU virtual time. Builds the pvsched
-# kernel, the BPF drivers, minivmm with its payloads and the suite's hog,
-# then ci/latency.py boots the kernel on one CPU with -icount and measures
-# the latency payload's timer wake-ups in each case (build/latency.json,
-# build/latency.png, the table on the terminal).
+# host with pvsched's boost, in QEMU virtual time. The Makefile builds
+# the pvsched kernel, the BPF drivers, minivmm with its payloads and the
+# suite's hog; this packs the initramfs, then ci/latency.py boots the
+# kernel on one CPU with -icount and measures the latency payload's timer
+# wake-ups in each case (build/latency.json, build/latency.png, the table
+# on the terminal).
 #
 # Environment: LATENCY_SAMPLES (wake-ups per run), LATENCY_REPS (rounds),
 # LATENCY_HOGS (busy loops), LATENCY_OUT (JSON), LATENCY_ARGS (more
@@ -21,12 +22,9 @@ cd "$ROOT"
 die() { echo "latency: error: $*" >&2; exit 1; }
 
 scripts/deps.sh gnuplot-nox || die "cannot install gnuplot-nox"
-echo "==> [latency] building"
-make -s kernel || die "kernel build failed"
-make -s bpf || die "BPF drivers failed to build"
-make -s --no-print-directory -C vmm all || die "minivmm failed to build"
-make -s --no-print-directory -C ci/tests OUT="$BUILD/tests" ||
-	die "the suite (hog) failed to build"
+# make latency builds the kernel, the BPF drivers, minivmm and the suite's
+# hog first (Makefile).
+[ -x "$BUILD/tests/hog" ] || die "build/tests/hog missing: run make latency"
 ci/mkinitramfs.sh "$BUILD" "$BUILD/initramfs.cpio" >/dev/null ||
 	die "initramfs"
 

@@ -4,7 +4,7 @@
 # Look for kernel reports (WARNING, BUG, KASAN, UBSAN, lockdep, RCU stalls,
 # lockups, panics: ci/kernel-report-patterns) in VM console logs. Only
 # kernel log lines count, each from its printk timestamp on: the live
-# console and the dmesg dump that ci/vm-run adds with VMRUN_DMESG=1.
+# console and the dmesg dump that ci/vm-run adds with -d (VMRUN_DMESG=1).
 #
 # Usage: ci/scan-console.sh LOG...
 #

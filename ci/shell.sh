@@ -6,8 +6,9 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-make -s kernel bpf
-make -s --no-print-directory -C vmm all
-ci/mkinitramfs.sh >/dev/null
+# make shell builds the kernel, the BPF drivers, minivmm and the initramfs
+# first (Makefile).
+[ -f "$ROOT/build/initramfs.cpio" ] ||
+	{ echo "shell: build/initramfs.cpio missing: run make shell" >&2; exit 1; }
 echo "==> [shell] try: insmod /lib/modules/pvsched_count.ko; minivmm --help"
-VMRUN_STDIN=/dev/stdin VMRUN_APPEND=quiet ci/vm-run -t 86400
+ci/vm-run -i /dev/stdin -a quiet -t 86400
