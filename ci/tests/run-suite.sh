@@ -5,12 +5,17 @@
 # /etc/kernel-report-patterns (ci/kernel-report-patterns). Each TAP
 # stream follows a "# stream: NAME" line, for ci/check.sh; a program
 # missing from /tests is a failed stream of its own. Status 0 iff all
-# passed. ci/check.sh boots it with VMRUN_DMESG=1: the whole kernel log
+# passed. ci/check.sh boots it with vm-run -d: the whole kernel log
 # follows on the console.
 #
-# Usage: run-suite.sh [TEST]...	(default: pvsched_test minivmm_test.sh)
+# The tests: kvm_pvsched_test, the series' KVM selftest
+# (tools/testing/selftests/kvm/x86_64/pvsched_test); pvsched_test, what
+# that test cannot check (ci/tests/pvsched_test.c); minivmm_test.sh, the
+# VMM on the real kernel.
+#
+# Usage: run-suite.sh [TEST]...	(default: all three)
 status=0
-[ $# -gt 0 ] || set -- pvsched_test minivmm_test.sh
+[ $# -gt 0 ] || set -- kvm_pvsched_test pvsched_test minivmm_test.sh
 
 echo "# suite: $(uname -r), $(nproc) CPUs"
 insmod /lib/modules/pvsched_count.ko || status=1
