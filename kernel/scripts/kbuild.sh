@@ -266,8 +266,9 @@ cmd_selftest() {
 
 	[ -f "$kvm/x86_64/pvsched_test.c" ] ||
 		die "$kvm/x86_64/pvsched_test.c missing: make kernel-tree"
+	VARIANT=selftest
 	mkdir -p "$out"
-	stage "[selftest] building x86_64/pvsched_test (log $log)"
+	stage "building x86_64/pvsched_test (log $log)"
 	if ! { make -C "$SRC" O="$BUILD/obj/main" ARCH=x86_64 -s headers &&
 	       make -C "$kvm" -s OUTPUT="$out" \
 		KHDR_INCLUDES="-isystem $BUILD/obj/main/usr/include" \
