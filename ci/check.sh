@@ -266,11 +266,23 @@ check_tap series series "$RESULTS/series.tap"
 # mode, an extended RCU quiescent state, for as long as the suite's
 # guest-mode-replace group needs (the console's interrupts alone made it
 # exit at random).
+#
+# tsc=known-freq: the VM's kernel keeps its first TSC calibration. Under
+# TCG that one can be 0.1% off; when the refined one then differs by more
+# than KVM's 250 ppm tolerance, built-in KVM, which took tsc_khz before the
+# refinement, fails set_tsc_khz() for every new vCPU ("user requested TSC
+# rate below hardware speed", no TSC scaling in nested SVM) before
+# kvm_vcpu_write_tsc_multiplier(): the vCPU's L1 TSC scaling ratio stays
+# 0, KVM reads the guest's TSC as a constant and a TSC-deadline timer
+# never fires. Seen in one boot: minivmm_test 46-48 (the latency payload)
+# killed after 120 s, "Detected 2592.970 MHz" and "Refined ... 2596.128
+# MHz" in its log; other boots detect 2596.1 at once. A KVM bug, not
+# pvsched's: left for a patch of its own.
 for k in main debug; do
 	if [ $k = main ]; then
-		kdir=$BUILD append=quiet
+		kdir=$BUILD append="quiet tsc=known-freq"
 	else
-		kdir=$BUILD/debug append="quiet nohz_full=1 irqaffinity=0"
+		kdir=$BUILD/debug append="quiet nohz_full=1 irqaffinity=0 tsc=known-freq"
 	fi
 	log=$RESULTS/vm-$k.log
 	echo "==> [check] regression suite in QEMU, $k kernel ($append)"
