@@ -24,19 +24,15 @@ import subprocess
 import sys
 import time
 
+# ci/vmrun.py: a script run by path has its own directory in sys.path[0].
+import vmrun
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
+# The runs' own QEMU options, added to ci/vm-run's command line (vmrun):
+# virtual time.
 QEMU_ARGS = "-icount shift=0,sleep=off"
-# ci/vm-run holds the QEMU command line; these are the runs' own options:
-# one vCPU, virtual time.
-VM_RUN = os.path.join(ROOT, "ci", "vm-run")
-VM_OPTS = ["-s", "1", "-Q", QEMU_ARGS]
 
-
-def qemu_options():
-    """The QEMU machine options of the runs, as ci/vm-run -p prints them."""
-    return subprocess.run([VM_RUN] + VM_OPTS + ["-p"], capture_output=True,
-                          text=True, check=True).stdout.strip()
 PAYLOADS = ("cpuid", "io")
 PAYLOAD_TEXT = {
     "cpuid": "cpuid (exits handled in KVM)",
@@ -152,8 +148,9 @@ def boot(kernel, iterations, reps, verbose):
     # allow four times that.
     timeout = 120 + int(nruns * iterations * 200e-6)
     env = dict(os.environ, VMRUN_QUIET="")   # the console is read here
-    cmd = [VM_RUN] + VM_OPTS + ["-a", "quiet", "-l", log, "-k", kdir, "-t",
-           str(timeout), "-f", script + ":/root/bench.sh", "/root/bench.sh"]
+    cmd = vmrun.command(QEMU_ARGS, "-a", "quiet", "-l", log, "-k", kdir,
+                        "-t", str(timeout), "-f", script + ":/root/bench.sh",
+                        "/root/bench.sh")
     print("==> [bench] %s kernel: %d runs of %d exits in QEMU %s "
           "(log %s)" % (what, nruns, iterations, QEMU_ARGS, log), flush=True)
 
@@ -375,7 +372,7 @@ def main():
     out = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
         "kernel_release": infos["main"]["release"],
-        "qemu": qemu_options(),
+        "qemu": vmrun.qemu_options(QEMU_ARGS),
         "iterations": args.iterations,
         "reps": args.reps,
         "baseline_without_pvsched": infos["base"]["nopvsched"],

@@ -31,19 +31,14 @@ import subprocess
 import sys
 import time
 
+# ci/vmrun.py: a script run by path has its own directory in sys.path[0].
+import vmrun
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
+# The runs' own QEMU options, added to ci/vm-run's command line (vmrun):
+# virtual time, the RTC from a fixed date on that clock.
 QEMU_ARGS = "-icount shift=0,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm"
-# ci/vm-run holds the QEMU command line; these are the runs' own options:
-# one vCPU, virtual time.
-VM_RUN = os.path.join(ROOT, "ci", "vm-run")
-VM_OPTS = ["-s", "1", "-Q", QEMU_ARGS]
-
-
-def qemu_options():
-    """The QEMU machine options of the runs, as ci/vm-run -p prints them."""
-    return subprocess.run([VM_RUN] + VM_OPTS + ["-p"], capture_output=True,
-                          text=True, check=True).stdout.strip()
 
 # (case, label, hogs?, minivmm options). The guest halts between shots,
 # as cyclictest's thread sleeps, unless --wait=spin.
@@ -175,9 +170,9 @@ def boot(args):
     os.chmod(script, 0o755)
 
     env = dict(os.environ, VMRUN_QUIET="")   # the console is read here
-    cmd = [VM_RUN] + VM_OPTS + ["-a", "quiet", "-l", log, "-k", BUILD, "-t",
-           str(args.timeout), "-f", script + ":/root/latency.sh",
-           "/root/latency.sh"]
+    cmd = vmrun.command(QEMU_ARGS, "-a", "quiet", "-l", log, "-k", BUILD,
+                        "-t", str(args.timeout),
+                        "-f", script + ":/root/latency.sh", "/root/latency.sh")
     print("==> [latency] %d rounds of %d cases, %d samples each, "
           "%d hog(s), QEMU -smp 1 %s (log %s)" %
           (args.reps, len(CASES), args.samples, args.hogs, QEMU_ARGS, log),
@@ -524,7 +519,7 @@ def main():
     print_table(cfg, alone_rate, results, tgts, args)
     out = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
-        "qemu": qemu_options(),
+        "qemu": vmrun.qemu_options(QEMU_ARGS),
         "config": cfg,
         "samples": args.samples, "period_us": args.period_us,
         "hogs": args.hogs, "reps": args.reps,
