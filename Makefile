@@ -57,7 +57,8 @@ debug: kernel-tree
 base: kernel-tree
 	@kernel/scripts/kbuild.sh build base
 
-selftest: kernel
+# Only the tree and its UAPI headers: not make kernel's full build.
+selftest: kernel-tree
 	@kernel/scripts/kbuild.sh selftest $(BUILD)/tests/kvm_pvsched_test
 
 bpf: kernel
@@ -95,7 +96,10 @@ bench: kernel base bpf vmm
 latency: kernel bpf vmm tests
 	@ci/latency.sh
 
-series-check: kernel-tree
+# The boots of the builds without pvsched need build/tests (with
+# pvsched_absent_test), the selftest and minivmm (ci/mkinitramfs.sh), all
+# built from the full series before the bisect moves the tree.
+series-check: kernel-tree tests selftest vmm
 	@kernel/scripts/series-check.sh
 
 series: deps

@@ -277,6 +277,7 @@ cmd_selftest() {
 		tail -20 "$log" >&2
 		die "selftest build failed, full log: $log"
 	fi
+	mkdir -p "$(dirname "$1")"
 	cp "$out/x86_64/pvsched_test" "$1"
 }
 
