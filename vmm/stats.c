@@ -177,6 +177,61 @@ int stats__read_count_file(const char *path, struct tid_stats *ts,
 	return found;
 }
 
+/*
+ * Every line of a pvsched_count stats file, strictly: see stats.h. getline()
+ * reads on until the end of the file, however many read()s that takes.
+ */
+int stats__read_count_all(const char *path, struct tid_stats *ts,
+			  unsigned int n)
+{
+	struct pvsched_counts c;
+	unsigned int nr = 0;
+	size_t size = 0;
+	char *line = NULL;
+	ssize_t len;
+	pid_t tid;
+	int ret;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	for (;;) {
+		errno = 0;
+		len = getline(&line, &size, f);
+		if (len < 0)
+			break;
+		if (strlen(line) != (size_t)len) {
+			ret = -EBADMSG;		/* a NUL byte in the line */
+			goto out;
+		}
+		ret = stats__parse_line(line, &tid, &c);
+		if (ret == -ENODATA)
+			continue;
+		if (ret) {
+			ret = -EBADMSG;
+			goto out;
+		}
+		if (nr == n) {
+			ret = -E2BIG;
+			goto out;
+		}
+		ts[nr].tid = tid;
+		ts[nr].source = STATS_PVSCHED_COUNT;
+		ts[nr].counts = c;
+		nr++;
+	}
+	/* getline() fails at the end of the file, on a read error or ENOMEM. */
+	if (ferror(f) || !feof(f))
+		ret = errno ? -errno : -EIO;
+	else
+		ret = (int)nr;
+out:
+	free(line);
+	fclose(f);
+	return ret;
+}
+
 /* pvsched_count clears all its counts on any write to its reset file. */
 int stats__reset_count(const char *path)
 {

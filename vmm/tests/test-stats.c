@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stats.h"
 #include "tap.h"
@@ -187,6 +188,130 @@ static void test_reset(void)
 	   "source names");
 }
 
+/* @name in the scratch directory, holding @len bytes of @text. */
+static const char *write_tmp(const char *name, const char *text, size_t len)
+{
+	static char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tap_tmpdir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fwrite(text, 1, len, f);
+		fclose(f);
+	}
+	return path;
+}
+
+#define WRITE_TMP(name, text)	write_tmp(name, text, sizeof(text) - 1)
+
+/* stats__read_count_all: every line, strictly. */
+static void test_read_count_all(void)
+{
+	struct tid_stats ts[4];
+	const char *path;
+
+	path = WRITE_TMP("all", "tid=10 register=1 unregister=0 vmenter=9 "
+			 "vmexit=9 halt=3 intr_inj=4 wakeup=3\n"
+			 LINE "\n"
+			 "tid=12 register=2 unregister=1 vmenter=5 vmexit=5 "
+			 "halt=0 intr_inj=6\n");
+	memset(ts, 0, sizeof(ts));
+	ok(stats__read_count_all(path, ts, 4) == 3, "all: three threads");
+	ok(ts[0].tid == 10 && ts[0].source == STATS_PVSCHED_COUNT &&
+	   counts_are(&ts[0].counts, 1, 0, 9, 9, 3, 4) &&
+	   ts[0].counts.has_wakeup && ts[0].counts.wakeup == 3,
+	   "all: tid 10 first, with wakeup 3");
+	ok(ts[1].tid == 1234 && ts[1].source == STATS_PVSCHED_COUNT &&
+	   counts_are(&ts[1].counts, 1, 2, 300, 299, 7, 8) &&
+	   !ts[1].counts.has_wakeup, "all: tid 1234 second, no wakeup");
+	ok(ts[2].tid == 12 && ts[2].source == STATS_PVSCHED_COUNT &&
+	   counts_are(&ts[2].counts, 2, 1, 5, 5, 0, 6),
+	   "all: tid 12 third");
+	ok(stats__read_count_all(path, ts, 3) == 3,
+	   "all: exactly n threads fit");
+
+	path = WRITE_TMP("all-blank", "\n" LINE "\n\n  \t \n"
+			 "tid=12 register=2 unregister=1 vmenter=5 vmexit=5 "
+			 "halt=0 intr_inj=6\n\n");
+	memset(ts, 0, sizeof(ts));
+	ok(stats__read_count_all(path, ts, 4) == 2 && ts[0].tid == 1234 &&
+	   ts[1].tid == 12, "all: blank lines ignored");
+	path = WRITE_TMP("all-empty", "");
+	ok(stats__read_count_all(path, ts, 4) == 0, "all: an empty file");
+	path = WRITE_TMP("all-nonl", LINE "\ntid=12 register=2 "
+			 "unregister=1 vmenter=5 vmexit=5 halt=0 intr_inj=6");
+	memset(ts, 0, sizeof(ts));
+	ok(stats__read_count_all(path, ts, 4) == 2 && ts[1].tid == 12 &&
+	   ts[1].counts.intr_inj == 6,
+	   "all: a last line without its newline is read");
+
+	path = WRITE_TMP("all-malformed", LINE "\ntid=55 broken\n"
+			 "tid=12 register=2 unregister=1 vmenter=5 vmexit=5 "
+			 "halt=0 intr_inj=6\n");
+	ok(stats__read_count_all(path, ts, 4) == -EBADMSG,
+	   "all: a malformed line: -EBADMSG");
+	path = WRITE_TMP("all-missing", LINE "\ntid=12 register=2 "
+			 "unregister=1 vmenter=5 vmexit=5 halt=0\n");
+	ok(stats__read_count_all(path, ts, 4) == -EBADMSG,
+	   "all: a line without intr_inj: -EBADMSG");
+	path = WRITE_TMP("all-dup", LINE " wakeup=1 wakeup=2\n");
+	ok(stats__read_count_all(path, ts, 4) == -EBADMSG,
+	   "all: a duplicate key: -EBADMSG");
+	path = WRITE_TMP("all-nul", LINE "\0 junk\n");
+	ok(stats__read_count_all(path, ts, 4) == -EBADMSG,
+	   "all: a NUL byte in a line: -EBADMSG");
+
+	path = WRITE_TMP("all-big", LINE "\n" LINE "\n" LINE "\n");
+	memset(ts, 0, sizeof(ts));
+	ts[2].tid = 42;
+	ok(stats__read_count_all(path, ts, 2) == -E2BIG,
+	   "all: three threads, room for two: -E2BIG");
+	ok(ts[2].tid == 42 && ts[2].source == STATS_NONE,
+	   "all: nothing written beyond ts[n - 1]");
+
+	path = WRITE_TMP("all-missing-file", "");
+	unlink(path);
+	ok(stats__read_count_all(path, ts, 4) == -ENOENT,
+	   "all: a missing file: -ENOENT");
+}
+
+/* A stats file much larger than one read(): every line is read. */
+static void test_read_count_all_long(void)
+{
+	static struct tid_stats ts[512];
+	char path[4096];
+	unsigned int i;
+	bool all = true;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/all-long", tap_tmpdir);
+	f = fopen(path, "w");
+	for (i = 0; i < 300; i++)
+		fprintf(f, "tid=%u register=1 unregister=0 "
+			"vmenter=%llu vmexit=%llu halt=%u intr_inj=%u "
+			"wakeup=%u\n", 1000 + i, 100000000000ULL + i,
+			100000000000ULL + i, i, 2 * i, i / 2);
+	fclose(f);
+
+	ok(stats__read_count_all(path, ts, 512) == 300,
+	   "all: 300 lines (more than one read()): 300 threads");
+	for (i = 0; i < 300; i++) {
+		if (ts[i].tid != (pid_t)(1000 + i) ||
+		    ts[i].source != STATS_PVSCHED_COUNT ||
+		    !counts_are(&ts[i].counts, 1, 0, 100000000000ULL + i,
+				100000000000ULL + i, i, 2 * i) ||
+		    !ts[i].counts.has_wakeup || ts[i].counts.wakeup != i / 2) {
+			diag("line %u: tid %d", i, (int)ts[i].tid);
+			all = false;
+			break;
+		}
+	}
+	ok(all, "all: each of the 300 threads in order, counts right");
+	ok(stats__read_count_all(path, ts, 299) == -E2BIG,
+	   "all: 300 lines, room for 299: -E2BIG");
+}
+
 void test_stats(void)
 {
 	diag("stats");
@@ -194,5 +319,7 @@ void test_stats(void)
 	test_parse_wakeup();
 	test_read_file();
 	test_read_file_wakeup();
+	test_read_count_all();
+	test_read_count_all_long();
 	test_reset();
 }
