@@ -8,6 +8,11 @@
 # this script only runs it. Ends with
 # "N passed, M failed, K skipped".
 #
+# The suite VMs print one KTAP stream each (ci/tests/run-suite.sh): a
+# result per test program, with the program's output nested under it, and
+# one for the kernel log. Each nested block counts as a TAP stream of its
+# own (build/results/vm-KERNEL/PROGRAM.tap), as do the host tests.
+#
 # Each failure prints one line "check: WHERE: WHY": a "not ok" result; a
 # TAP stream whose results do not match its plan, or that bails out; a
 # test program that exits non-zero without a failed result; a SKIP that
@@ -25,6 +30,8 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
 RESULTS=$BUILD/results
+# The kernel's KTAP writer, for run-suite.sh (ci/mkinitramfs.sh copies it).
+KTAP_HELPERS=$BUILD/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 cd "$ROOT" || exit 1
 
 passed=0
@@ -132,25 +139,90 @@ check_console() {
 	sed -n '2,20s/^/    /p' <<< "$out"
 }
 
-# check_vm_tap NAME VARIANT LOG STATUS: the TAP streams of a suite VM, each
-# after its "# stream: NAME" line (ci/tests/run-suite.sh), and vm-run's
-# status.
+# check_vm_tap NAME VARIANT LOG STATUS: the KTAP stream of a suite VM
+# (ci/tests/run-suite.sh) in its console LOG, and vm-run's STATUS. The top
+# level needs one plan, as many results and no "Bail out!". The lines
+# indented by 4 spaces just before a top-level result are its nested
+# block, a program's output: that goes de-indented to $RESULTS/NAME/TEST.tap
+# (TEST: the result's description up to its first ":") and is counted
+# like any TAP stream, the result line itself is not; a "not ok" there
+# needs a "not ok" in the block. A top-level result without a nested block
+# (the kernel log check, a missing program) is counted itself, from a TAP
+# file of one result. Other lines (the kernel's console messages, vm-run's
+# dmesg) are no part of the stream.
 check_vm_tap() {
-	local name=$1 variant=$2 log=$3 rc=$4 dir=$RESULTS/$1 s
+	local name=$1 variant=$2 log=$3 rc=$4 dir=$RESULTS/$1
+	local top=$RESULTS/$1/top.ktap test block line n plans plan
 
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	awk -v dir="$dir" '
-		/^# stream: / { gsub("/", "_", $3); f = dir "/" $3 ".tap"; next }
-		f { print > f }' "$log"
-	for s in "$dir"/*.tap; do
-		[ -e "$s" ] || { fail "$name: no TAP stream in $log"; break; }
-		check_tap "$name/$(basename "$s" .tap)" "$variant" "$s"
-	done
+	if [ ! -f "$log" ]; then
+		fail "$name: no console log $log, vm-run status $rc"
+		return
+	fi
+	# One "TEST<TAB>nested|own<TAB>RESULT LINE" per top-level result; the
+	# top level's KTAP lines to $top. A nested block that no result
+	# closes (the VM stopped within that program) is "unfinished".
+	while IFS=$'\t' read -r test block line; do
+		check_tap "$name/$test" "$variant" "$dir/$test.tap"
+		if [ "$block" = nested ] && [[ $line == "not ok "* ]] &&
+		   ! grep -qE '^not ok [0-9]+' "$dir/$test.tap"; then
+			fail "$name/$test: $line, but no failed result in its output"
+		fi
+	done < <(awk -v dir="$dir" -v top="$top" '
+		function flush(t, kind, line,    f, i) {
+			if (seen[t]++)
+				t = t "-" seen[t]
+			f = dir "/" t ".tap"
+			if (kind == "nested") {
+				for (i = 0; i < nb; i++)
+					print blk[i] > f
+			} else {
+				print "1..1" > f
+				for (i = 0; i < nd; i++)
+					print diag[i] > f
+				print line > f
+			}
+			close(f)
+			printf "%s\t%s\t%s\n", t, kind, line
+			nb = nd = 0
+		}
+		/^    / { blk[nb++] = substr($0, 5); next }
+		/^(K?TAP version |1\.\.[0-9]|Bail out!)/ { print > top; next }
+		/^# / { diag[nd++] = $0; next }
+		/^(not )?ok [0-9]+/ {
+			print > top
+			t = $0
+			sub(/^(not )?ok [0-9]+ */, "", t)
+			sub(/[ \t]*(#|:).*/, "", t)
+			gsub(/[^A-Za-z0-9_.+-]/, "_", t)
+			if (t == "")
+				t = "test-" (r + 1)
+			r++
+			flush(t, nb ? "nested" : "own", $0)
+		}
+		END {
+			printf "" > top		# there even if empty
+			if (nb)
+				flush("unfinished", "nested", "")
+		}' "$log")
+
+	n=$(grep -cE '^(not )?ok [0-9]+' "$top")
+	plans=$(grep -cE '^1\.\.[0-9]+' "$top")
+	plan=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$top" | head -n 1)
+	if grep -q '^Bail out!' "$top"; then
+		fail "$name: $(grep -m 1 '^Bail out!' "$top")"
+	elif [ "$plans" -eq 0 ]; then
+		fail "$name: no KTAP plan (1..N) in $log, $n top-level results"
+	elif [ "$plans" -gt 1 ]; then
+		fail "$name: $plans top-level KTAP plans in $log"
+	elif [ "$n" -ne "$plan" ]; then
+		fail "$name: plan 1..$plan but $n top-level results"
+	fi
 	if [ "$rc" -eq 124 ]; then
 		fail "$name: incomplete (kernel panic, timeout or no exit status), see $log"
-	else
-		check_status "$name" "$rc" <(cat "$dir"/*.tap 2>/dev/null)
+	elif [ "$rc" -ne 0 ] && ! grep -qE '^(not ok [0-9]+|Bail out!)' "$top"; then
+		fail "$name: exited with status $rc but reported no failure"
 	fi
 }
 
@@ -201,6 +273,7 @@ controls() {
 	# shellcheck disable=SC2016
 	ci/vm-run -d -q -l "$log" -a quiet -t 600 \
 		-f ci/tests/run-suite.sh:/tests/run-suite.sh \
+		-f "$KTAP_HELPERS:/tests/ktap_helpers.sh" \
 		-f "$dir/warn_on_load/warn_on_load.ko:/root/warn_on_load.ko" \
 		sh -c '/tests/run-suite.sh ctl_missing_test; rc=$?; insmod /root/warn_on_load.ko; exit $rc'
 	rc=$?
@@ -236,7 +309,8 @@ mkdir -p "$RESULTS"
 case "${1:-}" in
 '')	;;
 --controls)
-	for f in "$BUILD/bzImage" "$BUILD/initramfs.cpio" "$BUILD/obj/main/Module.symvers"; do
+	for f in "$BUILD/bzImage" "$BUILD/initramfs.cpio" "$BUILD/obj/main/Module.symvers" \
+		 "$KTAP_HELPERS"; do
 		[ -f "$f" ] || die "$f missing: make kernel, then ci/mkinitramfs.sh"
 	done
 	controls

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the test initramfs (build/initramfs.cpio): static busybox from
 # Debian, the kernel's modules, the BPF drivers and their loader, minivmm
-# and its payloads, the kernel report patterns and the regression suite,
-# all static binaries, and Debian's jq (for the JSON checks of
+# and its payloads, the kernel report patterns and the regression suite
+# (build/tests, with the kernel tree's ktap_helpers.sh, which its scripts
+# source), all static binaries, and Debian's jq (for the JSON checks of
 # minivmm_test.sh), which is dynamic: it comes with the shared libraries
 # and the dynamic loader that ldd lists, each at its host path. Besides
 # root, /etc/passwd has nobody (uid 65534), for the checks that run
@@ -19,6 +20,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
 BASELINE=
 SUITE=
+# The kernel's KTAP writer, which run-suite.sh and minivmm_test.sh source.
+KTAP_HELPERS=$BUILD/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
 die() { echo "mkinitramfs: error: $*" >&2; exit 1; }
 
@@ -68,6 +71,9 @@ if [ -n "$SUITE" ]; then
 	need "$KOUT/modules/pvsched_test_drv.ko" "ci/check.sh builds ci/modules"
 	need "$KOUT/modules/pvsched_boost.ko" "make kernel (minivmm_test.sh)"
 fi
+if [ -d "$BUILD/tests" ]; then
+	need "$KTAP_HELPERS" "make kernel-tree: the suite's scripts source it"
+fi
 
 STAGE=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$STAGE"' EXIT
@@ -97,6 +103,7 @@ cp "$ROOT"/guest-payload/*.bin "$STAGE/usr/share/minivmm/"
 if [ -d "$BUILD/tests" ]; then
 	mkdir -p "$STAGE/tests"
 	cp -r "$BUILD/tests/." "$STAGE/tests/"
+	cp "$KTAP_HELPERS" "$STAGE/tests/ktap_helpers.sh"
 fi
 printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' \
 	'nobody:x:65534:65534:nobody:/:/bin/sh' > "$STAGE/etc/passwd"

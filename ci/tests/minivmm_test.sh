@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# In-VM TAP tests of minivmm with the pvsched drivers (busybox sh).
+# In-VM KTAP tests of minivmm with the pvsched drivers (busybox sh), with
+# the kernel's ktap_helpers.sh: status 0 iff every planned check passed.
 # Needs pvsched_count loaded, pvsched-bpf and jq on PATH, and for the boost
 # checks /lib/modules/pvsched_boost.ko and a "nobody" (uid 65534) in
 # /etc/passwd, for busybox su (ci/mkinitramfs.sh adds one).
@@ -13,8 +14,10 @@
 # make sure of both).
 # shellcheck disable=SC2016 # the $ in jq filters and eval strings is theirs
 
-n=0
-fails=0
+# KTAP output: the kernel's helpers, copied by ci/mkinitramfs.sh.
+# shellcheck source=/dev/null
+. /tests/ktap_helpers.sh
+
 OUT=/tmp/minivmm.out		# minivmm's stdout: the report
 ERR=/tmp/minivmm.err		# its stderr
 JQERR=/tmp/minivmm.jq-err	# jq's own messages
@@ -46,27 +49,23 @@ NOBODY=nobody			# uid 65534
 # shellcheck disable=SC2034 # read in an eval string
 EPERM_MSG="minivmm: KVM_REPLACE_PVSCHED_OPS: pvsched driver 'pvsched_boost': Operation not permitted (EPERM): selecting a driver that changes scheduling needs CAP_SYS_NICE"
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
+# not_ok DESC: a failed check, after what minivmm and jq said as
+# diagnostics.
 not_ok() {
-	n=$((n + 1))
-	fails=$((fails + 1))
-	echo "not ok $n $1"
 	echo "# status $rc; stdout:"
 	sed 's/^/# /' "$OUT"
 	echo "# stderr:"
 	sed 's/^/# /' "$ERR"
 	[ ! -s "$JQERR" ] || sed 's/^/# jq: /' "$JQERR"
+	ktap_test_fail "$1"
 }
 
+# check DESC CMD...: one result, ok iff CMD succeeds.
 check() {
 	desc=$1
 	shift
 	: > "$JQERR"
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+	if "$@"; then ktap_test_pass "$desc"; else not_ok "$desc"; fi
 }
 
 # run ARG...: minivmm ARG... > $OUT 2> $ERR; rc is its exit status.
@@ -309,8 +308,8 @@ good_boost_report() {
 		sed 's/GPA/36864/; s/GPA/36928/'
 }
 
-echo "TAP version 13"
-echo "1..59"
+ktap_print_header
+ktap_set_plan 59
 
 run --list-drivers --json
 check "minivmm --list-drivers lists pvsched_nop" \
@@ -674,4 +673,4 @@ rmmod pvsched_boost > "$OUT" 2> "$ERR"
 rc=$?
 check "pvsched_boost unloads (rmmod)" [ $rc -eq 0 ]
 
-[ $fails -eq 0 ]
+ktap_finished

@@ -1,50 +1,93 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The regression suite, run inside the VM: loads the drivers, runs each
-# TAP program and checks the kernel log for the reports listed in
-# /etc/kernel-report-patterns (ci/kernel-report-patterns). Each TAP
-# stream follows a "# stream: NAME" line, for ci/check.sh; a program
-# missing from /tests is a failed stream of its own. Status 0 iff all
-# passed. ci/check.sh boots it with vm-run -d: the whole kernel log
-# follows on the console.
+# The regression suite, run inside the VM (busybox sh): loads
+# pvsched_count, runs each test program and checks the kernel log for the
+# reports listed in /etc/kernel-report-patterns (ci/kernel-report-patterns).
+#
+# It prints one KTAP stream, with the kernel's own helpers
+# (tools/testing/selftests/kselftest/ktap_helpers.sh, which
+# ci/mkinitramfs.sh copies to /tests): the plan is one test per program
+# and one for the kernel log. A program's whole output, stdout and
+# stderr, is a nested subtest indented by 4 spaces, printed line by line
+# as it comes; its result line follows, from its exit status: 0 ok, 4
+# (KSFT_SKIP) skipped, else not ok. A program missing from /tests is a
+# failed result without a nested block; the kernel log check comes last,
+# the lines it found as "# " diagnostics. Status 0 iff every result passed
+# or skipped (ktap_finished); without pvsched_count it bails out. ci/check.sh
+# boots it with vm-run -d: the whole kernel log follows on the console.
+#
+#   TAP version 13
+#   # suite: 6.12.118+, 2 CPUs
+#   1..4
+#       Random seed: 0x6b8b4567
+#       TAP version 13
+#       1..15
+#       ...
+#       ok 15 pvsched_count.replace_concurrently
+#       # PASSED: 15 / 15 tests passed.
+#       # Totals: pass:15 fail:0 xfail:0 xpass:0 skip:0 error:0
+#   ok 1 kvm_pvsched_test
+#       TAP version 13
+#       ...
+#   not ok 2 pvsched_test: exit status 1
+#   ...
+#   ok 4 kernel-log: kernel log free of warnings, BUGs, KASAN, lockdep and RCU reports
+#   # Totals: pass:3 fail:1 xfail:0 xpass:0 skip:0 error:0
 #
 # The tests: kvm_pvsched_test, the series' KVM selftest
 # (tools/testing/selftests/kvm/x86_64/pvsched_test); pvsched_test, what
 # that test cannot check (ci/tests/pvsched_test.c); minivmm_test.sh, the
 # VMM on the real kernel.
 #
-# Usage: run-suite.sh [TEST]...	(default: all three)
-status=0
-[ $# -gt 0 ] || set -- kvm_pvsched_test pvsched_test minivmm_test.sh
+# Usage: run-suite.sh [TEST]...	(default: all of TESTS)
+TESTS="kvm_pvsched_test pvsched_test minivmm_test.sh"
 
-echo "# suite: $(uname -r), $(nproc) CPUs"
-insmod /lib/modules/pvsched_count.ko || status=1
+# shellcheck source=/dev/null # the kernel tree's, copied by ci/mkinitramfs.sh
+. /tests/ktap_helpers.sh
+
+RC=/tmp/run-suite.rc		# the exit status of the program that ran last
+
+# shellcheck disable=SC2086 # one word per test
+[ $# -gt 0 ] || set -- $TESTS
+
+ktap_print_header
+ktap_print_msg "suite: $(uname -r), $(nproc) CPUs"
+# Already loaded: run-suite.sh ran before in this VM (make shell).
+if ! grep -qs '^pvsched_count ' /proc/modules &&
+   ! insmod /lib/modules/pvsched_count.ko; then
+	ktap_exit_fail_msg "cannot load /lib/modules/pvsched_count.ko"
+fi
+ktap_set_plan $(($# + 1))
 
 for t in "$@"; do
-	echo "# stream: $t"
-	if [ -x "/tests/$t" ]; then
-		"/tests/$t" || status=1
-	else
-		echo "1..1"
-		echo "not ok 1 $t: /tests/$t is missing"
-		status=1
+	if [ ! -x "/tests/$t" ]; then
+		ktap_test_fail "$t: /tests/$t is missing"
+		continue
 	fi
+	# The subshell's status is the reader's: the program's goes to $RC.
+	# read, not sed: no block buffering between it and the console.
+	rm -f "$RC"
+	{ "/tests/$t" 2>&1; echo $? > "$RC"; } |
+		while IFS= read -r line || [ -n "$line" ]; do
+			printf '    %s\n' "$line"
+		done
+	rc=$(cat "$RC" 2> /dev/null)
+	case $rc in
+	0)		ktap_test_pass "$t" ;;
+	"$KSFT_SKIP")	ktap_test_skip "$t" ;;
+	*)		ktap_test_fail "$t: exit status ${rc:-unknown}" ;;
+	esac
 done
 
 # The kernel log, from each line's timestamp on.
-echo "# stream: kernel-log"
-echo "TAP version 13"
-echo "1..1"
-what="kernel log free of warnings, BUGs, KASAN, lockdep and RCU reports"
+what="kernel-log: kernel log free of warnings, BUGs, KASAN, lockdep and RCU reports"
 if ! grep -vE '^(#|$)' /etc/kernel-report-patterns > /tmp/patterns; then
-	echo "not ok 1 $what: no /etc/kernel-report-patterns"
-	status=1
+	ktap_test_fail "$what: no /etc/kernel-report-patterns"
 elif dmesg | sed -n 's/^.*\[ *[0-9]*\.[0-9]*\] //p' |
      grep -E -f /tmp/patterns > /tmp/bad; then
-	echo "not ok 1 $what"
 	sed 's/^/# /' /tmp/bad | head -40
-	status=1
+	ktap_test_fail "$what"
 else
-	echo "ok 1 $what"
+	ktap_test_pass "$what"
 fi
-exit $status
+ktap_finished
