@@ -67,8 +67,9 @@ bpf: kernel
 vmm: deps
 	@$(MAKE) -s --no-print-directory -C vmm all
 
-# The suite's own programs and scripts (hog, pvsched_test, ...).
-tests: deps
+# The suite's own programs and scripts (pvsched_*_test, hog, ...); the
+# programs use the kernel tree's kselftest_harness.h.
+tests: kernel-tree
 	@$(MAKE) -s --no-print-directory -C ci/tests OUT=$(BUILD)/tests
 	@cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh $(BUILD)/tests/
 

@@ -322,7 +322,7 @@ esac
 # make check builds all of it first (the Makefile's build graph).
 for f in bzImage debug/bzImage base/bzImage bpf/pvsched-bpf \
 	 modules/pvsched_test_drv.ko debug/modules/pvsched_test_drv.ko \
-	 tests/pvsched_test tests/kvm_pvsched_test tests/run-suite.sh; do
+	 tests/pvsched_counts_test tests/kvm_pvsched_test tests/run-suite.sh; do
 	[ -e "$BUILD/$f" ] || die "build/$f missing: run make check, which builds it"
 done
 [ -x vmm/minivmm ] || die "vmm/minivmm missing: run make check, which builds it"

@@ -65,7 +65,9 @@ if [ -z "$BASELINE" ]; then
 	need "$BUILD/bpf/pvsched-bpf" "make bpf"
 fi
 if [ -n "$SUITE" ]; then
-	for t in kvm_pvsched_test pvsched_test run-suite.sh minivmm_test.sh; do
+	for t in kvm_pvsched_test pvsched_registry_test pvsched_counts_test \
+		 pvsched_lifetime_test pvsched_race_test pvsched_boost_test \
+		 run-suite.sh minivmm_test.sh; do
 		need "$BUILD/tests/$t" "ci/check.sh builds the suite"
 	done
 	need "$KOUT/modules/pvsched_test_drv.ko" "ci/check.sh builds ci/modules"
