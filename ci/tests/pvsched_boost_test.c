@@ -1390,12 +1390,4 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 			 "pvsched: no write access to kernel objects", NULL);
 }
 
-int main(int argc, char **argv)
-{
-	int ret;
-
-	pvsched_test_init();
-	ret = test_harness_run(argc, argv);
-	pvsched_test_exit();
-	return ret;
-}
+PVSCHED_TEST_HARNESS_MAIN

@@ -700,12 +700,4 @@ TEST_F_TIMEOUT(counts, area, TEST_SECONDS)
 		TH_LOG("%s unloads", TEST_DRV_MOD);
 }
 
-int main(int argc, char **argv)
-{
-	int ret;
-
-	pvsched_test_init();
-	ret = test_harness_run(argc, argv);
-	pvsched_test_exit();
-	return ret;
-}
+PVSCHED_TEST_HARNESS_MAIN

@@ -355,12 +355,4 @@ TEST_F_TIMEOUT(lifetime, many_vms, TEST_SECONDS)
 		TH_LOG("insmod %s again", COUNT_KO);
 }
 
-int main(int argc, char **argv)
-{
-	int ret;
-
-	pvsched_test_init();
-	ret = test_harness_run(argc, argv);
-	pvsched_test_exit();
-	return ret;
-}
+PVSCHED_TEST_HARNESS_MAIN

@@ -784,12 +784,4 @@ TEST_F_TIMEOUT(race, vcpu_create, RACE_SECONDS)
 		       COUNT_DRV);
 }
 
-int main(int argc, char **argv)
-{
-	int ret;
-
-	pvsched_test_init();
-	ret = test_harness_run(argc, argv);
-	pvsched_test_exit();
-	return ret;
-}
+PVSCHED_TEST_HARNESS_MAIN

@@ -576,12 +576,4 @@ TEST_F_TIMEOUT(registry, static_key, TEST_SECONDS)
 	vm_close(vm1);
 }
 
-int main(int argc, char **argv)
-{
-	int ret;
-
-	pvsched_test_init();
-	ret = test_harness_run(argc, argv);
-	pvsched_test_exit();
-	return ret;
-}
+PVSCHED_TEST_HARNESS_MAIN

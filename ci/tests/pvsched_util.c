@@ -208,30 +208,6 @@ int kvm_run_size;
 
 char kvm_missing[256];	/* why KVM cannot be tested, "" if it can */
 
-#define __KVM_IOCTL_ERROR(name, ret) \
-	"%s failed, rc: %i errno: %i (%s)", name, ret, errno, strerror(errno)
-
-#define __kvm_ioctl(fd, cmd, arg)	ioctl(fd, cmd, arg)
-#define kvm_ioctl(fd, cmd, arg) ({					\
-	int __r = __kvm_ioctl(fd, cmd, arg);				\
-	TEST_ASSERT(__r >= 0, __KVM_IOCTL_ERROR(#cmd, __r));		\
-	__r;								\
-})
-
-#define __vm_ioctl(vm, cmd, arg)	ioctl((vm)->fd, cmd, arg)
-#define vm_ioctl(vm, cmd, arg) ({					\
-	int __r = __vm_ioctl(vm, cmd, arg);				\
-	TEST_ASSERT(__r >= 0, __KVM_IOCTL_ERROR(#cmd, __r));		\
-	__r;								\
-})
-
-#define __vcpu_ioctl(vcpu, cmd, arg)	ioctl((vcpu)->fd, cmd, arg)
-#define vcpu_ioctl(vcpu, cmd, arg) ({					\
-	int __r = __vcpu_ioctl(vcpu, cmd, arg);				\
-	TEST_ASSERT(__r >= 0, __KVM_IOCTL_ERROR(#cmd, __r));		\
-	__r;								\
-})
-
 static const char *const exit_reason_names[] = {
 	[KVM_EXIT_UNKNOWN]		= "KVM_EXIT_UNKNOWN",
 	[KVM_EXIT_EXCEPTION]		= "KVM_EXIT_EXCEPTION",

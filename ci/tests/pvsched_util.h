@@ -372,4 +372,16 @@ void pvsched_test_init(void);
 /* Leave the drivers as the suite expects them: BPF count unloaded. */
 void pvsched_test_exit(void);
 
+/* The main() of a pvsched_*_test program, after its last test. */
+#define PVSCHED_TEST_HARNESS_MAIN					\
+int main(int argc, char **argv)						\
+{									\
+	int ret;							\
+									\
+	pvsched_test_init();						\
+	ret = test_harness_run(argc, argv);				\
+	pvsched_test_exit();						\
+	return ret;							\
+}
+
 #endif /* PVSCHED_UTIL_H */
