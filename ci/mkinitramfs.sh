@@ -65,7 +65,7 @@ if [ -z "$BASELINE" ]; then
 	need "$BUILD/bpf/pvsched-bpf" "make bpf"
 fi
 if [ -n "$SUITE" ]; then
-	for t in kvm_pvsched_test pvsched_registry_test pvsched_counts_test \
+	for t in kvm_pvsched_test kvm_tsc_test pvsched_registry_test pvsched_counts_test \
 		 pvsched_lifetime_test pvsched_race_test pvsched_boost_test \
 		 run-suite.sh minivmm_test.sh; do
 		need "$BUILD/tests/$t" "ci/check.sh builds the suite"

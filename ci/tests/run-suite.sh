@@ -18,7 +18,7 @@
 #
 #   TAP version 13
 #   # suite: 6.12.118+, 2 CPUs
-#   1..8
+#   1..9
 #       Random seed: 0x6b8b4567
 #       TAP version 13
 #       1..15
@@ -31,19 +31,20 @@
 #       ...
 #   not ok 2 pvsched_registry_test: exit status 1
 #   ...
-#   ok 8 kernel-log: kernel log free of warnings, BUGs, KASAN, lockdep and RCU reports
+#   ok 9 kernel-log: kernel log free of warnings, BUGs, KASAN, lockdep and RCU reports
 #   # Totals: pass:3 fail:1 xfail:0 xpass:0 skip:0 error:0
 #
 # The tests: kvm_pvsched_test, the series' KVM selftest
-# (tools/testing/selftests/kvm/x86_64/pvsched_test); the
+# (tools/testing/selftests/kvm/x86_64/pvsched_test); kvm_tsc_test, a KVM
+# fix of the series that the test VMs need (ci/tests/kvm_tsc_test.c); the
 # pvsched_{registry,counts,lifetime,race,boost}_test programs, what that
 # test cannot check (ci/tests/pvsched_*_test.c, on kselftest_harness.h);
 # minivmm_test.sh, the VMM on the real kernel.
 #
 # Usage: run-suite.sh [TEST]...	(default: all of TESTS)
-TESTS="kvm_pvsched_test pvsched_registry_test pvsched_counts_test
-       pvsched_lifetime_test pvsched_race_test pvsched_boost_test
-       minivmm_test.sh"
+TESTS="kvm_pvsched_test kvm_tsc_test pvsched_registry_test
+       pvsched_counts_test pvsched_lifetime_test pvsched_race_test
+       pvsched_boost_test minivmm_test.sh"
 
 # shellcheck source=/dev/null # the kernel tree's, copied by ci/mkinitramfs.sh
 . /tests/ktap_helpers.sh
