@@ -447,7 +447,7 @@ static void race_free(struct race *r)
 
 /*
  * The pvsched_test_strict lines that each unload of pvsched_test_drv
- * leaves in the kernel log, from @fd (/dev/kmsg, opened at the group's
+ * leaves in the kernel log, from @fd (/dev/kmsg, opened at the test's
  * start): how many unloads, and whether each had register == unregister.
  */
 static int strict_unload_lines(int fd, long *callbacks, int *unbalanced)
