@@ -129,7 +129,7 @@ int read_file(const char *path, char *buf, size_t len)
 
 /* One write(2) of @len bytes at @off (-1: plain write); bytes or -errno. */
 int write_file(const char *path, const void *buf, size_t len,
-		      off_t off)
+	       off_t off)
 {
 	ssize_t n;
 	int fd;
@@ -149,7 +149,7 @@ int write_file(const char *path, const void *buf, size_t len,
 
 /* lseek(@off) then write(2): bytes written or -errno. */
 int write_file_at(const char *path, const void *buf, size_t len,
-			 off_t off)
+		  off_t off)
 {
 	ssize_t n;
 	int fd;
@@ -320,7 +320,7 @@ struct kvm_vcpu *vcpu_add(struct kvm_vm *vm)
 	return vcpu;
 }
 
-void kick_handler(int sig)
+static void kick_handler(int sig)
 {
 	(void)sig;
 }
@@ -457,7 +457,7 @@ void vm_debugfs_file(struct kvm_vm *vm, char *buf, size_t len)
 }
 
 /* Raw KVM_GET_PVSCHED_OPS / KVM_REPLACE_PVSCHED_OPS: 0 or -errno. */
-int pvsched_get(struct kvm_vm *vm, void *arg)
+static int pvsched_get(struct kvm_vm *vm, void *arg)
 {
 	return __vm_ioctl(vm, KVM_GET_PVSCHED_OPS, arg) ? -errno : 0;
 }
@@ -504,7 +504,7 @@ const char *ops_str(const void *ops)
 
 /* Assign @name; the previous name goes to @prev if not NULL. 0/-errno. */
 int pvsched_assign(struct kvm_vm *vm, const char *name,
-			  struct kvm_pvsched_ops *prev)
+		   struct kvm_pvsched_ops *prev)
 {
 	struct kvm_pvsched_ops ops;
 	int r;
@@ -627,7 +627,7 @@ bool counts_reset(const struct count_driver *d)
 	return !r;
 }
 
-const struct task_counts *counts_find(const struct counts *c,
+static const struct task_counts *counts_find(const struct counts *c,
 					     pid_t tid)
 {
 	int i;
@@ -639,14 +639,14 @@ const struct task_counts *counts_find(const struct counts *c,
 	return NULL;
 }
 
-void diag_task(const char *what, const struct task_counts *t)
+static void diag_task(const char *what, const struct task_counts *t)
 {
 	diag("%s: tid=%lld register=%lld unregister=%lld vmenter=%lld vmexit=%lld halt=%lld intr_inj=%lld",
 	     what, t->tid, t->reg, t->unreg, t->vmenter, t->vmexit, t->halt,
 	     t->intr_inj);
 }
 
-void diag_counts(const struct count_driver *d, const struct counts *c)
+static void diag_counts(const struct count_driver *d, const struct counts *c)
 {
 	int i;
 
@@ -660,7 +660,7 @@ void diag_counts(const struct count_driver *d, const struct counts *c)
  * VMENTERs and at least @min_enter VMENTERs? Shows its counts if not.
  */
 bool task_is(const struct count_driver *d, pid_t tid, long long reg,
-		    long long unreg, long long min_enter)
+	     long long unreg, long long min_enter)
 {
 	const struct task_counts *t;
 	struct counts c;
@@ -703,7 +703,7 @@ struct task_counts task_get(const struct count_driver *d, pid_t tid)
 }
 
 bool task_same(const struct task_counts *a,
-		      const struct task_counts *b)
+	       const struct task_counts *b)
 {
 	if (!memcmp(a, b, sizeof(*a)))
 		return true;
@@ -743,7 +743,7 @@ int module_load(void)
 }
 
 /* pvsched_count loaded and its stats readable. */
-bool count_ready(void)
+static bool count_ready(void)
 {
 	return driver_listed(COUNT_DRV) && path_exists(COUNT_STATS);
 }
@@ -758,7 +758,7 @@ const char *need_count(void)
 }
 
 /* Find pvsched-bpf: next to us in /bin, or on $PATH. */
-void bpf_tool_find(void)
+static void bpf_tool_find(void)
 {
 	char *path = getenv("PATH"), *dir, *save, *copy;
 	char buf[256];
@@ -787,7 +787,7 @@ void bpf_tool_find(void)
  * is read and dropped.
  */
 int bpf_tool_run_out(const char *cmd, const char *arg, char *out,
-			    size_t size)
+		     size_t size)
 {
 	char drop[4096];
 	size_t len = 0;
@@ -971,7 +971,7 @@ void count_driver_close(struct count_driver *d)
 
 /* Move @from's map fds to @to: @to reads the instance @from had. */
 void count_driver_take(struct count_driver *to,
-			      struct count_driver *from)
+		       struct count_driver *from)
 {
 	count_driver_close(to);
 	to->map_fd = from->map_fd;
@@ -1066,7 +1066,7 @@ struct worker *worker_create(void)
 }
 
 void worker_start(struct worker *w, enum worker_cmd cmd,
-			 struct kvm_vcpu *vcpu, unsigned long nr)
+		  struct kvm_vcpu *vcpu, unsigned long nr)
 {
 	pthread_mutex_lock(&w->lock);
 	TEST_ASSERT(!w->busy, "worker %d busy", w->tid);
@@ -1115,7 +1115,7 @@ bool worker_wait(struct worker *w)
 
 /* Run @vcpu @nr times on the worker's thread. */
 bool worker_run(struct worker *w, struct kvm_vcpu *vcpu,
-		       unsigned long nr)
+		unsigned long nr)
 {
 	worker_start(w, WORKER_RUN, vcpu, nr);
 	return worker_wait(w);
@@ -1145,7 +1145,7 @@ void worker_destroy(struct worker *w)
 
 /* Wait until @vcpu did @n more KVM_RUNs than @base (a worker loops on it). */
 bool vcpu_wait_runs(struct kvm_vcpu *vcpu, unsigned long base,
-			   unsigned long n)
+		    unsigned long n)
 {
 	double end = now() + 10;
 
@@ -1258,7 +1258,7 @@ void irq_snap(int cpu, struct irq_snap *s)
 
 /* Show the interrupts @cpu took between @a and @b. */
 void irq_diag(int cpu, const struct irq_snap *a,
-		     const struct irq_snap *b)
+	      const struct irq_snap *b)
 {
 	char out[512] = "";
 	size_t len = 0;

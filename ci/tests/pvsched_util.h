@@ -188,7 +188,6 @@ void kvm_init(void);
 struct kvm_vm *__vm_create(void *mem);
 struct kvm_vm *vm_create(void);
 struct kvm_vcpu *vcpu_add(struct kvm_vm *vm);
-void kick_handler(int sig);
 void vcpu_kick(struct kvm_vcpu *vcpu, pthread_t thread);
 bool vcpu_run(struct kvm_vcpu *vcpu);
 void vcpu_bad_exit(struct kvm_vcpu *vcpu, const char *what);
@@ -204,7 +203,6 @@ void vm_debugfs_file(struct kvm_vm *vm, char *buf, size_t len);
 
 int area_set(struct kvm_vcpu *vcpu, __u64 gpa, __u64 flags);
 
-int pvsched_get(struct kvm_vm *vm, void *arg);
 int pvsched_replace(struct kvm_vm *vm, void *arg);
 void ops_fill(struct kvm_pvsched_ops *ops, const char *name, int junk);
 bool ops_is(const struct kvm_pvsched_ops *ops, const char *name);
@@ -239,9 +237,6 @@ int bpf_obj_get(const char *path);
 int bpf_map_op(int cmd, int fd, const void *key, void *val);
 bool counts_read(const struct count_driver *d, struct counts *c);
 bool counts_reset(const struct count_driver *d);
-const struct task_counts *counts_find(const struct counts *c, pid_t tid);
-void diag_task(const char *what, const struct task_counts *t);
-void diag_counts(const struct count_driver *d, const struct counts *c);
 
 #define ANY		-1LL	/* @reg, @unreg: any number */
 #define NO_ENTRIES	-2LL	/* @min_enter: no VMENTER at all */
@@ -259,9 +254,7 @@ extern char bpf_tool[256];	/* path of pvsched-bpf, "" if missing */
 
 int module_unload(void);
 int module_load(void);
-bool count_ready(void);
 const char *need_count(void);
-void bpf_tool_find(void);
 int bpf_tool_run_out(const char *cmd, const char *arg, char *out,
 		     size_t size);
 int bpf_tool_run(const char *cmd, const char *arg);
