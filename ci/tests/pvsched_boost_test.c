@@ -84,6 +84,9 @@ FIXTURE_TEARDOWN(boost) {}
 /* include/uapi/linux/pvsched.h */
 #define PVSCHED_AREA_VERSION	1
 #define PVSCHED_GUEST_BOOST	(1U << 0)
+#define PVSCHED_GUEST_BOOST_IRQ	(1U << 1)
+/* guest_flags bits that pvsched_boost does not know */
+#define GUEST_FLAGS_UNKNOWN	(~(PVSCHED_GUEST_BOOST | PVSCHED_GUEST_BOOST_IRQ))
 #define PVSCHED_HOST_BOOSTED	(1U << 0)
 #define PVSCHED_HOST_THROTTLED	(1U << 1)
 
@@ -845,6 +848,45 @@ static void boost_test_throttle(struct __test_metadata *_metadata,
 		       BOOST_NICE);
 }
 
+/*
+ * The flag up, an OUT: @w's thread is boosted before KVM_RUN returns; the
+ * flag down: back to the policy and nice from before the boost. The area
+ * counts one boost and one unboost.
+ */
+static void boost_test_up_down(struct __test_metadata *_metadata,
+			       struct worker *w, struct kvm_vcpu *vcpu)
+{
+	struct boost_area *a = boost_area(vcpu->vm);
+
+	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
+		    thread_normal_is(w->tid, BOOST_NICE) && !a->boosts &&
+		    !a->host_flags)
+		TH_LOG("the vCPU thread (nice %d) runs, flag down: not boosted, boosts 0, host_flags 0",
+		       BOOST_NICE);
+	EXPECT_TRUE(boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_boosted(w->tid))
+		TH_LOG("the guest raises BOOST and exits: when KVM_RUN returns, the thread is SCHED_FIFO prio %d (pvsched_boost_prio)",
+		       BOOST_PRIO);
+	diag("boosted: sched_getscheduler() is %s",
+	     policy_str(sched_getscheduler(w->tid)));
+	EXPECT_TRUE(a->host_flags == PVSCHED_HOST_BOOSTED && a->boosts == 1 &&
+		    !a->throttles && !a->unboosts)
+		TH_LOG("host_flags BOOSTED (%#x), boosts 1 (%u), throttles 0, unboosts 0",
+		       a->host_flags, a->boosts);
+
+	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
+		    thread_normal_is(w->tid, BOOST_NICE))
+		TH_LOG("the guest drops BOOST and exits: SCHED_OTHER nice %d again",
+		       BOOST_NICE);
+	EXPECT_TRUE(!a->host_flags && a->unboosts == 1 && a->boosts == 1 &&
+		    !a->throttles && a->boosted_ns > 0)
+		TH_LOG("host_flags 0 (%#x), unboosts 1 (%u), boosted_ns %llu > 0",
+		       a->host_flags, a->unboosts,
+		       (unsigned long long)a->boosted_ns);
+	if (a->unboosts != 1)
+		diag_area(vcpu->vm);
+}
+
 /* 9. A thread an administrator made real-time is not the boost's. */
 static void boost_test_admin(struct __test_metadata *_metadata,
 			struct worker *w, struct kvm_vcpu *vcpu)
@@ -892,10 +934,10 @@ static void boost_test_garbage(struct __test_metadata *_metadata,
 		TH_LOG("version 1: boosted; the version overwritten, flag still up: unboosted");
 	a->version = PVSCHED_AREA_VERSION;
 	boosts = a->boosts;
-	EXPECT_TRUE(boost_run(w, vcpu, ~PVSCHED_GUEST_BOOST, 0) &&
+	EXPECT_TRUE(boost_run(w, vcpu, GUEST_FLAGS_UNKNOWN, 0) &&
 		    thread_normal_is(tid, BOOST_NICE) && a->boosts == boosts)
 		TH_LOG("guest_flags %#x (unknown bits only): no boost",
-		       ~PVSCHED_GUEST_BOOST);
+		       GUEST_FLAGS_UNKNOWN);
 	EXPECT_TRUE(boost_run(w, vcpu, ~0U, 0) && thread_boosted(tid) &&
 		    boost_run(w, vcpu, 0, 0) && thread_normal_is(tid, BOOST_NICE))
 		TH_LOG("guest_flags %#x: BOOST counts, the unknown bits are ignored",
@@ -1003,7 +1045,6 @@ static void boost_test_exit(struct __test_metadata *_metadata)
 
 TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 {
-	struct boost_area *a;
 	struct kvm_vcpu *vcpu;
 	struct worker *wa, *wb;
 	struct kvm_vm *vm;
@@ -1025,7 +1066,6 @@ TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
 	       sizeof(guest_boost));
 	vcpu = vcpu_add(vm);
-	a = boost_area(vm);
 	wa = worker_create();
 	wb = worker_create();
 	TEST_ASSERT(!setpriority(PRIO_PROCESS, wa->tid, BOOST_NICE),
@@ -1041,33 +1081,8 @@ TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 		TH_LOG("root (CAP_SYS_NICE) assigns %s through the VM's debugfs file (%s)",
 		       BOOST_DRV, err_str(r));
 
-	/* 3. The flag up, an OUT: boosted before KVM_RUN returns. */
-	EXPECT_TRUE(boost_run(wa, vcpu, 0, 0) &&
-		    thread_normal_is(wa->tid, BOOST_NICE) && !a->boosts &&
-		    !a->host_flags)
-		TH_LOG("thread A (nice %d) runs the vCPU, flag down: not boosted, boosts 0, host_flags 0",
-		       BOOST_NICE);
-	EXPECT_TRUE(boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(wa->tid))
-		TH_LOG("the guest raises BOOST and exits: when KVM_RUN returns, A is SCHED_FIFO prio %d (pvsched_boost_prio)",
-		       BOOST_PRIO);
-	diag("boosted A: sched_getscheduler() is %s",
-	     policy_str(sched_getscheduler(wa->tid)));
-	EXPECT_TRUE(a->host_flags == PVSCHED_HOST_BOOSTED && a->boosts == 1 &&
-		    !a->throttles && !a->unboosts)
-		TH_LOG("host_flags BOOSTED (%#x), boosts 1 (%u), throttles 0, unboosts 0",
-		       a->host_flags, a->boosts);
-
-	/* 4. The flag down: the policy and nice from before the boost. */
-	EXPECT_TRUE(boost_run(wa, vcpu, 0, 0) && thread_normal_is(wa->tid, BOOST_NICE))
-		TH_LOG("the guest drops BOOST and exits: A is SCHED_OTHER nice %d again",
-		       BOOST_NICE);
-	EXPECT_TRUE(!a->host_flags && a->unboosts == 1 && a->boosts == 1 &&
-		    !a->throttles && a->boosted_ns > 0)
-		TH_LOG("host_flags 0 (%#x), unboosts 1 (%u), boosted_ns %llu > 0",
-		       a->host_flags, a->unboosts, (unsigned long long)a->boosted_ns);
-	if (a->unboosts != 1)
-		diag_area(vm);
+	/* 3., 4. The flag up, then down. */
+	boost_test_up_down(_metadata, wa, vcpu);
 
 	boost_test_admin(_metadata, wa, vcpu);
 	boost_test_garbage(_metadata, wa, vcpu);
@@ -1269,29 +1284,8 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 		TH_LOG("root (CAP_SYS_NICE) assigns %s with KVM_REPLACE_PVSCHED_OPS (%s)",
 		       BPF_BOOST_DRV, err_str(r));
 
-	/* The flag up, an OUT: boosted before KVM_RUN returns; then down. */
-	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
-		    thread_normal_is(w->tid, BOOST_NICE) && !a->boosts &&
-		    !a->host_flags)
-		TH_LOG("the vCPU thread (nice %d) runs, flag down: not boosted, boosts 0, host_flags 0",
-		       BOOST_NICE);
-	EXPECT_TRUE(boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(w->tid))
-		TH_LOG("the guest raises BOOST and exits: when KVM_RUN returns, the thread is SCHED_FIFO prio %d (pvsched_boost_prio)",
-		       BOOST_PRIO);
-	EXPECT_TRUE(a->host_flags == PVSCHED_HOST_BOOSTED && a->boosts == 1 &&
-		    !a->throttles && !a->unboosts)
-		TH_LOG("host_flags BOOSTED (%#x), boosts 1 (%u), throttles 0, unboosts 0",
-		       a->host_flags, a->boosts);
-	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) && thread_normal_is(w->tid, BOOST_NICE))
-		TH_LOG("the guest drops BOOST and exits: SCHED_OTHER nice %d again",
-		       BOOST_NICE);
-	EXPECT_TRUE(!a->host_flags && a->unboosts == 1 && a->boosts == 1 &&
-		    !a->throttles && a->boosted_ns > 0)
-		TH_LOG("host_flags 0 (%#x), unboosts 1 (%u), boosted_ns %llu > 0",
-		       a->host_flags, a->unboosts, (unsigned long long)a->boosted_ns);
-	if (a->unboosts != 1)
-		diag_area(vm);
+	/* The flag up, then down. */
+	boost_test_up_down(_metadata, w, vcpu);
 
 	/* The rest of pvsched_boost's policy: guest_prio, the version. */
 	boosts = a->boosts;
