@@ -74,11 +74,12 @@
 #define BPF_RACE_MIN_CYCLES	4
 /*
  * A BPF load (libbpf, the verifier, struct_ops registration) takes 1-7 s
- * on the debug kernel, but one make check run saw two loads of about 35 s
- * each, which left 2 cycles in the 60 s above: race-bpf may go on this
- * long to reach its minimum.
+ * on the debug kernel, but make check runs saw two loads of about 35 s
+ * (which left 2 cycles in 60 s) and one of 45 s (4 cycles in the 180 s
+ * then allowed, just enough): race-bpf may go on this long to reach its
+ * minimum, i.e. with loads of up to 75 s.
  */
-#define BPF_RACE_OVERTIME_SECONDS	180
+#define BPF_RACE_OVERTIME_SECONDS	300
 #define BPF_RACE_MIN_ASSIGNED	4
 
 /* The harness's time limit of a race: its cap, overtime and setup. */
