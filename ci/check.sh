@@ -21,10 +21,11 @@
 # VM that did not finish (incomplete: panic, timeout, no exit status).
 #
 # The negative controls inject one fault each, a crashing host test, an
-# in-VM test missing from /tests and a kernel WARNING, with totals of
-# their own, and pass only if the verdict turns red for the expected
-# reason. "ci/check.sh --controls" runs only them, on the built main
-# kernel and its initramfs.
+# in-VM test missing from /tests, a kernel WARNING and a dmesg dump that
+# does not reach back to the boot banner, with totals of their own, and
+# pass only if the verdict turns red for the expected reason.
+# "ci/check.sh --controls" runs only them, on the built main kernel and
+# its initramfs.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -280,7 +281,7 @@ controls() {
 
 	{
 		echo "TAP version 13"
-		echo "1..3"
+		echo "1..4"
 		control 1 "a host test that crashes half-way" \
 			'host-control: exited with status 139 ' \
 			'host-control: plan 1\.\.3 but 2 results' \
@@ -291,6 +292,12 @@ controls() {
 		control 3 "a kernel WARNING in the VM" \
 			'control-vm: kernel report in .*: WARNING: CPU: [0-9]+ PID: [0-9]+ at .*warn_on_load' \
 			-- check_console control-vm "$log"
+		# The same console log, as if the kernel's log buffer had
+		# wrapped: its dmesg dump without the boot banner.
+		grep -vE '^# \[ *0\.0+\] Linux version ' "$log" > "$dir/wrapped.log"
+		control 4 "a dmesg dump that does not reach back to the boot banner" \
+			'control-wrapped: .*does not reach back to the boot banner' \
+			-- check_console control-wrapped "$dir/wrapped.log"
 	} | tee "$RESULTS/controls.tap"
 	check_tap controls control "$RESULTS/controls.tap"
 }
@@ -357,7 +364,7 @@ for k in main debug; do
 	check_console "vm-$k" "$log"
 done
 
-# The KVM fix of patch 17 on every boot, not only on the boots whose first
+# The KVM fix of patch 19 on every boot, not only on the boots whose first
 # TSC calibration happens to be off: the main kernel again, its first
 # calibration given as 0.5% below the rate the main suite's boot refined
 # (tsc_early_khz=). Built-in KVM takes that rate as the VMs' default
@@ -366,7 +373,7 @@ done
 # vCPUs with a TSC multiplier of 0: KVM's view of the guest's TSC stood
 # still, and a TSC-deadline timer never fired (minivmm_test's latency
 # payload hung on such boots). kvm_tsc_test fails there without the fix.
-echo "==> [check] a new vCPU's TSC after the host's calibration moved (patch 17)"
+echo "==> [check] a new vCPU's TSC after the host's calibration moved (patch 19)"
 log=$RESULTS/vm-tsc.log
 refined=$(sed -n 's/.*Refined TSC clocksource calibration: \([0-9]*\)\.\([0-9]\{3\}\) MHz.*/\1\2/p' \
 	"$RESULTS/vm-main.log" | head -n 1)

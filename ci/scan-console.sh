@@ -9,7 +9,9 @@
 # Usage: ci/scan-console.sh LOG...
 #
 # Prints each offending kernel message once, as "LOG: MESSAGE". Exit
-# status 1 if there is one, 2 if a log is missing, else 0.
+# status 1 if there is one, 2 if a log is missing or its dmesg dump does
+# not reach back to the boot banner (the log buffer wrapped: a report may
+# be lost), else 0.
 set -euo pipefail
 
 PATTERNS=$(cd "$(dirname "$0")" && pwd)/kernel-report-patterns
@@ -21,6 +23,12 @@ for log in "$@"; do
 		echo "scan-console: $log: no such console log" >&2
 		status=2
 		continue
+	fi
+	if grep -qx '# ---- dmesg ----' "$log" &&
+	   ! sed -n '/^# ---- dmesg ----$/,$p' "$log" |
+	     grep -qE '^# \[ *0\.0+\] Linux version '; then
+		echo "scan-console: $log: the dmesg dump does not reach back to the boot banner (\"Linux version\" at 0.000000): the log buffer wrapped" >&2
+		status=2
 	fi
 	if sed -n 's/^.*\[ *[0-9]*\.[0-9]*\] //p' "$log" |
 	   grep -E -f <(grep -vE '^(#|$)' "$PATTERNS") |

@@ -87,6 +87,8 @@ done
 what="kernel-log: kernel log free of warnings, BUGs, KASAN, lockdep and RCU reports"
 if ! grep -vE '^(#|$)' /etc/kernel-report-patterns > /tmp/patterns; then
 	ktap_test_fail "$what: no /etc/kernel-report-patterns"
+elif ! dmesg | grep -qE '^\[ *0\.0+\] Linux version '; then
+	ktap_test_fail "$what: dmesg does not reach back to the boot banner (the log buffer wrapped)"
 elif dmesg | sed -n 's/^.*\[ *[0-9]*\.[0-9]*\] //p' |
      grep -E -f /tmp/patterns > /tmp/bad; then
 	sed 's/^/# /' /tmp/bad | head -40
