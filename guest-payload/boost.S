@@ -5,8 +5,9 @@
  *
  *   raise PVSCHED_GUEST_BOOST in this vCPU's pvsched area
  *   OUT the low byte of the iteration count to MINIVMM_WORK_PORT: an exit,
- *       on which the driver sees the flag and boosts the vCPU thread before
- *       KVM_RUN returns to the VMM
+ *       on which the driver sees the flag: KVM counts the boost before
+ *       KVM_RUN returns to the VMM, and applies it when the VMM runs the
+ *       vCPU again
  *   read PVSCHED_HOST_BOOSTED from the area: counted when set
  *   busy loop of params.busy_loops iterations: the work, boosted
  *   drop the flag

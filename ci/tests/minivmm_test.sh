@@ -37,6 +37,11 @@ BOOST_PERIOD_US=5000
 BOOST_KO=/lib/modules/pvsched_boost.ko
 BOOST_MAX_US=/proc/sys/kernel/pvsched_boost_max_us	# the boost bounds
 BOOST_SHARE=/proc/sys/kernel/pvsched_boost_share_pct
+BOOST_VM=/proc/sys/kernel/pvsched_boost_vm_pct
+# The bound per VM: a 4-vCPU guest boosted throughout, under busy loops.
+VM_BOUND_PCT=50		# pvsched_boost_vm_pct for the check
+VM_BOUND_SECONDS=3
+VM_BOUND_LOOPS=20000000	# boost payload: a burst outlasts its tick
 # The irq payload: ticks per vCPU, the timer period (us) of halted vCPUs,
 # the CPU a spinning vCPU shares with a busy loop, and its timer period.
 # A tick that comes before the vCPU is back in HLT wakes nothing and is
@@ -133,32 +138,34 @@ run_exact() {
 
 # unbounded RUN ARG...: RUN ARG... (run, run_bounded or run_exact) with
 # the widest boost bounds the sysctls allow (pvsched_boost_max_us
-# 1000000, pvsched_boost_share_pct 99), the old values back after the
-# run: for a check of a driver's policy, which must not hang on how much
-# CPU time this kernel takes per boost. A debug kernel's slow exits can
-# use up the default 2 ms on one tick, and the ticks that come while the
-# vCPU pays back are not boosted (seen: 24 boosts, 15 throttles of 40
-# ticks; one CI run fell below half). The bounds have their own tests
-# (pvsched_boost_test). rc 99 if a sysctl cannot be set or restored (said
-# in $ERR).
+# 1000000, pvsched_boost_share_pct 99, pvsched_boost_vm_pct 10000), the
+# old values back after the run: for a check of a driver's policy, which
+# must not hang on how much CPU time this kernel takes per boost. A debug
+# kernel's slow exits can use up the default 2 ms on one tick, and the
+# ticks that come while the vCPU pays back are not boosted (seen: 24
+# boosts, 15 throttles of 40 ticks; one CI run fell below half). The
+# bounds have their own tests (pvsched_boost_test, and the bound per VM
+# below). rc 99 if a sysctl cannot be set or restored (said in $ERR).
 unbounded() {
 	if ! old_max=$(cat "$BOOST_MAX_US") ||
-	   ! old_share=$(cat "$BOOST_SHARE") ||
-	   ! echo 1000000 > "$BOOST_MAX_US" || ! echo 99 > "$BOOST_SHARE"; then
-		echo "cannot set $BOOST_MAX_US and $BOOST_SHARE" > "$ERR"
+	   ! old_share=$(cat "$BOOST_SHARE") || ! old_vm=$(cat "$BOOST_VM") ||
+	   ! echo 1000000 > "$BOOST_MAX_US" || ! echo 99 > "$BOOST_SHARE" ||
+	   ! echo 10000 > "$BOOST_VM"; then
+		echo "cannot set $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM" > "$ERR"
 		: > "$OUT"
 		rc=99
 		return
 	fi
 	runner=$1
 	shift
-	echo "# pvsched_boost_max_us was $old_max, share_pct $old_share; 1000000 and 99 for: minivmm $*"
+	echo "# pvsched_boost_max_us was $old_max, share_pct $old_share, vm_pct $old_vm; 1000000, 99 and 10000 for: minivmm $*"
 	$runner "$@"
 	if ! echo "$old_max" > "$BOOST_MAX_US" ||
 	   ! echo "$old_share" > "$BOOST_SHARE" ||
-	   [ "$(cat "$BOOST_MAX_US") $(cat "$BOOST_SHARE")" != \
-	     "$old_max $old_share" ]; then
-		echo "cannot restore $BOOST_MAX_US and $BOOST_SHARE to $old_max and $old_share" >> "$ERR"
+	   ! echo "$old_vm" > "$BOOST_VM" ||
+	   [ "$(cat "$BOOST_MAX_US") $(cat "$BOOST_SHARE") $(cat "$BOOST_VM")" != \
+	     "$old_max $old_share $old_vm" ]; then
+		echo "cannot restore $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM to $old_max, $old_share and $old_vm" >> "$ERR"
 		rc=99
 	fi
 }
@@ -348,7 +355,7 @@ good_boost_report() {
 }
 
 ktap_print_header
-ktap_set_plan 59
+ktap_set_plan 60
 
 run --list-drivers --json
 check "minivmm --list-drivers lists pvsched_nop" \
@@ -554,9 +561,10 @@ check "bpf_pvsched_count unloads" [ $rc -eq 0 ]
 
 # pvsched_boost and the boost payload: each burst raises
 # PVSCHED_GUEST_BOOST in the vCPU's area and exits to minivmm (the driver
-# sees the flag at that VM exit and boosts the thread before KVM_RUN
-# returns), spins boosted, drops the flag and halts (the driver ends the
-# boost before the vCPU sleeps). KVM keeps the counts in the area's host
+# sees the flag at that VM exit: KVM counts the boost before KVM_RUN
+# returns, pauses it while minivmm handles the exit and applies it when
+# minivmm runs the vCPU again), spins boosted, drops the flag and halts
+# (the driver ends the boost before the vCPU sleeps). KVM keeps the counts in the area's host
 # fields, which minivmm reads after the run.
 insmod "$BOOST_KO" > "$OUT" 2> "$ERR" ||
 	grep -qw pvsched_boost /proc/sys/kernel/pvsched_available_drivers
@@ -577,7 +585,7 @@ check "pvsched_boost: boosts == unboosts + throttles, none left boosted" \
 		    .pvsched_area.boosts ==
 		    .pvsched_area.unboosts + .pvsched_area.throttles and
 		    .pvsched_area.host_flags % 2 == 0)'
-# The boost is in place before KVM_RUN returns for the work exit, and KVM
+# The boost is counted before KVM_RUN returns for the work exit, and KVM
 # writes host_flags when it changes: the guest, back from that exit, reads
 # PVSCHED_HOST_BOOSTED (always on the first burst, which no throttle can
 # precede).
@@ -585,6 +593,58 @@ check "pvsched_boost: each guest saw PVSCHED_HOST_BOOSTED after a work exit" \
 	jq_true "$OUT" '.vcpus == 2 and (.vcpu | length) == 2 and
 		all(.vcpu[]; .pvsched_area != null and
 		    .pvsched_area.boost_seen >= 1)'
+# The bound per VM (pvsched_boost_vm_pct): a 4-vCPU guest whose vCPUs
+# all keep PVSCHED_GUEST_BOOST up (boost payload, each burst longer than
+# its tick), on the 2 CPUs of this VM, each with a nice-0 busy loop pinned
+# to it. The VM runs boosted for at most VM_BOUND_PCT% of one CPU per
+# window, whatever each vCPU's own bounds allow (4 x 50%: both CPUs); the
+# rest of the 2 CPUs goes to the 6 nice-0 threads alike, so the 2 busy
+# loops get at least (200 - VM_BOUND_PCT) * 2/6 % of one CPU, i.e.
+# (200 - VM_BOUND_PCT) / 6 % of the 2 CPUs (25% at 50). Their share comes
+# from their CPU time (/proc/PID/stat) over the run's wall time.
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+uptime_cs() {
+	awk '{ printf "%d\n", $1 * 100 }' /proc/uptime
+}
+vm_bound_run() {
+	if ! old_vm=$(cat "$BOOST_VM") || ! echo $VM_BOUND_PCT > "$BOOST_VM"; then
+		echo "cannot set $BOOST_VM to $VM_BOUND_PCT" > "$ERR"
+		: > "$OUT"
+		rc=99
+		return
+	fi
+	hog_start 0
+	hog0=$hog
+	hog_start 1
+	hog1=$hog
+	t0=$(uptime_cs)
+	c0=$(($(cpu_ticks $hog0) + $(cpu_ticks $hog1)))
+	run --pvsched=pvsched_boost --vcpus=4 --payload=boost \
+		--period-us=$BOOST_PERIOD_US --busy-loops=$VM_BOUND_LOOPS \
+		--seconds=$VM_BOUND_SECONDS --json
+	c1=$(($(cpu_ticks $hog0) + $(cpu_ticks $hog1)))
+	t1=$(uptime_cs)
+	kill $hog0 $hog1 2> /dev/null
+	wait $hog0 $hog1 2> /dev/null
+	hog_share=$(((c1 - c0) * 1000 / ((t1 - t0) * 2)))	# per mille
+	hog_promise=$(((200 - VM_BOUND_PCT) * 10 / 6))
+	echo "# pvsched_boost_vm_pct $VM_BOUND_PCT: busy loops' share of the 2 CPUs $((hog_share / 10)).$((hog_share % 10))%," \
+	     "bound >= $((hog_promise / 10)).$((hog_promise % 10))% ($((c1 - c0)) ticks in $((t1 - t0)) cs)"
+	if ! echo "$old_vm" > "$BOOST_VM" || [ "$(cat "$BOOST_VM")" != "$old_vm" ]; then
+		echo "cannot restore $BOOST_VM to $old_vm" >> "$ERR"
+		rc=99
+	fi
+}
+vm_bound_run
+show_areas
+check "pvsched_boost_vm_pct $VM_BOUND_PCT: a 4-vCPU guest boosted throughout leaves busy loops their share" \
+	eval '[ $rc -eq 0 ] && [ $hog_share -ge $hog_promise ] &&
+	      jq_true "$OUT" ".vcpus == 4 and (.vcpu | length) == 4 and
+		all(.vcpu[]; .pvsched_area.boosts >= 1 and
+		    .pvsched_area.throttles >= 1)"'
+
 # --no-area: the same run without areas, so the driver never sees a flag.
 run --pvsched=pvsched_boost --vcpus=2 --payload=boost --no-area \
 	--period-us=$BOOST_PERIOD_US --iterations=$BOOST_ITERATIONS --json

@@ -37,6 +37,7 @@
 #include <regex.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -76,10 +77,13 @@ FIXTURE_TEARDOWN(boost) {}
 #define SYSCTL_BOOST_PRIO	"/proc/sys/kernel/pvsched_boost_prio"
 #define SYSCTL_BOOST_MAX_US	"/proc/sys/kernel/pvsched_boost_max_us"
 #define SYSCTL_BOOST_SHARE	"/proc/sys/kernel/pvsched_boost_share_pct"
+#define SYSCTL_BOOST_VM		"/proc/sys/kernel/pvsched_boost_vm_pct"
 #define BOOST_PRIO_DEF		1
 #define BOOST_MAX_US_DEF	2000
 #define BOOST_SHARE_DEF		50
 #define BOOST_MAX_US_MAX	1000000
+#define BOOST_VM_DEF		100
+#define BOOST_VM_MAX		10000
 
 /* include/uapi/linux/pvsched.h */
 #define PVSCHED_AREA_VERSION	1
@@ -140,6 +144,14 @@ _Static_assert(AREA_GPA == 0x3000UL && BOOST_MBOX_GPA == 0x2000UL,
 	       "guest_boost has the area and the mailbox at these addresses");
 
 /* Bounds for the checks that are not about them (see test_boost()). */
+#define BOOST_WINDOW_MS		100	/* the share's window */
+#define BOOST_IDLE_MS		300	/* the VMM idle, the guest's flag up */
+#define BOOST_SPIN_US		300000	/* max_us of a long boosted spin */
+#define BOOST_OWE_US		700	/* max_us of a throttle that owes */
+#define BOOST_VMM_SPIN_MS	300	/* a VMM thread spinning after KVM_RUN */
+#define BOOST_TICK_US		4000	/* CONFIG_HZ=250 */
+#define BOOST_TIMER_FN		"function=kvm_vcpu_pvsched_boost_timer"
+#define TIMER_EVENT		"timer/hrtimer_expire_entry"
 #define BOOST_PRIO		3
 #define BOOST_SHARE_WIDE	99
 #define BOOST_NICE		5	/* of the vCPU thread, to be restored */
@@ -168,9 +180,9 @@ static struct boost_mbox *boost_mbox(struct kvm_vm *vm)
  * area, and, if @wait, spins until host_flags has one of the @wait bits,
  * then writes @after to guest_flags; then it exits with its OUT.
  */
-static bool boost_run_wait(struct worker *w, struct kvm_vcpu *vcpu,
-			   uint32_t flags, uint32_t prio, uint32_t wait,
-			   uint32_t after)
+static void boost_start_wait(struct worker *w, struct kvm_vcpu *vcpu,
+			     uint32_t flags, uint32_t prio, uint32_t wait,
+			     uint32_t after)
 {
 	struct boost_mbox *mb = boost_mbox(vcpu->vm);
 
@@ -179,7 +191,15 @@ static bool boost_run_wait(struct worker *w, struct kvm_vcpu *vcpu,
 	mb->wait = wait;
 	mb->seen = 0;
 	mb->after = after;
-	return worker_run(w, vcpu, 1);
+	worker_start(w, WORKER_RUN, vcpu, 1);
+}
+
+static bool boost_run_wait(struct worker *w, struct kvm_vcpu *vcpu,
+			   uint32_t flags, uint32_t prio, uint32_t wait,
+			   uint32_t after)
+{
+	boost_start_wait(w, vcpu, flags, prio, wait, after);
+	return worker_wait(w);
 }
 
 static bool boost_run(struct worker *w, struct kvm_vcpu *vcpu,
@@ -293,9 +313,38 @@ static bool thread_normal_is(pid_t tid, int nice)
 	return __thread_normal_is(tid, nice, false);
 }
 
-static bool thread_boosted(pid_t tid)
+/*
+ * Does @vcpu hold a boost, paused while its thread @tid is out of KVM_RUN?
+ * The area says BOOSTED, and the thread has its own policy, SCHED_OTHER:
+ * KVM applies a boost only while it runs the vCPU (boost_test_in_guest()
+ * sees it applied there), so that the VMM never runs boosted, where
+ * nothing would hold the bounds.
+ */
+static bool thread_boosted(struct kvm_vcpu *vcpu, pid_t tid)
 {
-	return thread_rt_is(tid, SCHED_FIFO, BOOST_PRIO);
+	uint32_t host_flags = boost_area(vcpu->vm)->host_flags;
+	struct sched_state s;
+
+	if (!sched_state_get(tid, &s))
+		return false;
+	if ((host_flags & PVSCHED_HOST_BOOSTED) && s.policy == SCHED_OTHER &&
+	    s.prio == 0)
+		return true;
+	diag("area host_flags %#x, thread %d %s prio %d: expected BOOSTED, paused (SCHED_OTHER) out of KVM_RUN",
+	     host_flags, tid, policy_str(s.policy), s.prio);
+	return false;
+}
+
+/* Is @tid's policy @policy (reset-on-fork not compared)? */
+static bool thread_policy_is(pid_t tid, int policy)
+{
+	int p = sched_getscheduler(tid);
+
+	if (p >= 0 && (p & ~SCHED_RESET_ON_FORK) == policy)
+		return true;
+	diag("thread %d is %s, expected %s", tid, policy_str(p),
+	     policy_str(policy));
+	return false;
 }
 
 /* Set @tid's policy the way an administrator would (chrt -p). */
@@ -412,6 +461,7 @@ static void boost_test_sysctls(struct __test_metadata *_metadata)
 	static const long bad_prio[] = { 0, 100 };
 	static const long bad_share[] = { 0, 100 };
 	static const long bad_max_us[] = { 0, 49, BOOST_MAX_US_MAX + 1 };
+	static const long bad_vm[] = { 0, BOOST_VM_MAX + 1 };
 	long prio, max_us, share;
 
 	prio = sysctl_get(SYSCTL_BOOST_PRIO);
@@ -431,6 +481,18 @@ static void boost_test_sysctls(struct __test_metadata *_metadata)
 				   ARRAY_SIZE(bad_max_us), BOOST_MAX_US_DEF))
 		TH_LOG("pvsched_boost_max_us 0, 49 and %d: EINVAL, value unchanged",
 		       BOOST_MAX_US_MAX + 1);
+	EXPECT_TRUE(sysctl_get(SYSCTL_BOOST_VM) == BOOST_VM_DEF &&
+		    sysctl_refuses(SYSCTL_BOOST_VM, bad_vm, ARRAY_SIZE(bad_vm),
+				   BOOST_VM_DEF))
+		TH_LOG("pvsched_boost_vm_pct %ld (%d); 0 and %d: EINVAL, value unchanged",
+		       sysctl_get(SYSCTL_BOOST_VM), BOOST_VM_DEF, BOOST_VM_MAX + 1);
+	EXPECT_TRUE(!sysctl_set(SYSCTL_BOOST_VM, 1) &&
+		    sysctl_get(SYSCTL_BOOST_VM) == 1 &&
+		    !sysctl_set(SYSCTL_BOOST_VM, BOOST_VM_MAX) &&
+		    sysctl_get(SYSCTL_BOOST_VM) == BOOST_VM_MAX &&
+		    !sysctl_set(SYSCTL_BOOST_VM, BOOST_VM_DEF))
+		TH_LOG("pvsched_boost_vm_pct 1 and %d are taken, the default back",
+		       BOOST_VM_MAX);
 	EXPECT_TRUE(boost_sysctls_set(99, 50, 1) &&
 		    boost_sysctls_set(1, BOOST_MAX_US_MAX, 99) &&
 		    boost_sysctls_set(BOOST_PRIO_DEF, BOOST_MAX_US_DEF,
@@ -444,7 +506,7 @@ struct unpriv_result {
 	char failed[32];	/* the setup step that failed, "" if none */
 	int err;		/* its errno */
 	uint64_t caps;		/* effective capabilities after the drop */
-	int sysctl_write[3];	/* writes to the three sysctls */
+	int sysctl_write[4];	/* writes to the four sysctls */
 	int replace_boost, replace_open, replace_boost2;
 	int get, get2;
 	struct kvm_pvsched_ops after_boost, after_boost2;
@@ -498,6 +560,7 @@ static void __noreturn unpriv_child(int fd, const char *boost,
 						 4, -1);
 		res.sysctl_write[2] = write_file(SYSCTL_BOOST_SHARE, "2\n", 2,
 						 -1);
+		res.sysctl_write[3] = write_file(SYSCTL_BOOST_VM, "2\n", 2, -1);
 		kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 		if (kvm < 0)
 			failed = "open /dev/kvm";
@@ -612,11 +675,14 @@ static void boost_test_unprivileged(struct __test_metadata *_metadata)
 	ran = unpriv_run(BOOST_DRV, COUNT_DRV, &res);
 	EXPECT_TRUE(ran && res.sysctl_write[0] == -EACCES &&
 		    res.sysctl_write[1] == -EACCES && res.sysctl_write[2] == -EACCES &&
+		    res.sysctl_write[3] == -EACCES &&
 		    sysctl_get(SYSCTL_BOOST_PRIO) == BOOST_PRIO_DEF &&
 		    sysctl_get(SYSCTL_BOOST_MAX_US) == BOOST_MAX_US_DEF &&
-		    sysctl_get(SYSCTL_BOOST_SHARE) == BOOST_SHARE_DEF)
-		TH_LOG("uid 65534 cannot write the sysctls (%s, %s, %s), they keep their values",
-		       err_str(res.sysctl_write[0]), err_str(res.sysctl_write[1]), err_str(res.sysctl_write[2]));
+		    sysctl_get(SYSCTL_BOOST_SHARE) == BOOST_SHARE_DEF &&
+		    sysctl_get(SYSCTL_BOOST_VM) == BOOST_VM_DEF)
+		TH_LOG("uid 65534 cannot write the sysctls (%s, %s, %s, %s), they keep their values",
+		       err_str(res.sysctl_write[0]), err_str(res.sysctl_write[1]), err_str(res.sysctl_write[2]),
+		       err_str(res.sysctl_write[3]));
 	unpriv_check_replace(_metadata, ran, &res, BOOST_DRV, COUNT_DRV);
 }
 
@@ -727,7 +793,7 @@ static void boost_test_trace(struct __test_metadata *_metadata,
 
 	ran = boost_events_enable(dir, true) && trace_clear(dir) &&
 	      boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-	      thread_boosted(w->tid) && boost_run(w, vcpu, 0, 0) &&
+	      thread_boosted(vcpu, w->tid) && boost_run(w, vcpu, 0, 0) &&
 	      thread_normal_is(w->tid, BOOST_NICE);
 	boost_events_enable(dir, false);
 	if (ran) {
@@ -831,11 +897,10 @@ static void boost_test_throttle(struct __test_metadata *_metadata,
 		usleep(20 * 1000);
 		if (!boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0))
 			break;
-		again = __thread_rt_is(w->tid, SCHED_FIFO, BOOST_PRIO, true) ||
-			!__thread_normal_is(w->tid, BOOST_NICE, true);
+		again = a->host_flags & PVSCHED_HOST_BOOSTED;
 	} while (!again && now() - t < BOOST_PAYBACK_SECONDS);
 	waited = now() - t;
-	EXPECT_TRUE(ok && again && thread_boosted(w->tid) &&
+	EXPECT_TRUE(ok && again && thread_boosted(vcpu, w->tid) &&
 		    a->host_flags == PVSCHED_HOST_BOOSTED &&
 		    a->boosts - boosts == 2 && a->throttles - throttles == 1)
 		TH_LOG("paid back: boosted again after %.0f ms, host_flags %#x (BOOSTED only)",
@@ -864,7 +929,7 @@ static void boost_test_up_down(struct __test_metadata *_metadata,
 		TH_LOG("the vCPU thread (nice %d) runs, flag down: not boosted, boosts 0, host_flags 0",
 		       BOOST_NICE);
 	EXPECT_TRUE(boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(w->tid))
+		    thread_boosted(vcpu, w->tid))
 		TH_LOG("the guest raises BOOST and exits: when KVM_RUN returns, the thread is SCHED_FIFO prio %d (pvsched_boost_prio)",
 		       BOOST_PRIO);
 	diag("boosted: sched_getscheduler() is %s",
@@ -903,7 +968,7 @@ static void boost_test_admin(struct __test_metadata *_metadata,
 	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
 		    thread_set_policy(w->tid, SCHED_OTHER, 0) &&
 		    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(w->tid) &&
+		    thread_boosted(vcpu, w->tid) &&
 		    thread_set_policy(w->tid, SCHED_RR, BOOST_ADMIN_PRIO) &&
 		    boost_run(w, vcpu, 0, 0) &&
 		    thread_rt_is(w->tid, SCHED_RR, BOOST_ADMIN_PRIO) &&
@@ -911,6 +976,25 @@ static void boost_test_admin(struct __test_metadata *_metadata,
 		    thread_normal_is(w->tid, BOOST_NICE))
 		TH_LOG("boosted, then made SCHED_RR %d by the admin: the unboost leaves it SCHED_RR",
 		       BOOST_ADMIN_PRIO);
+
+	/* What the administrator made batch or idle work stays so. */
+	boosts = a->boosts;
+	EXPECT_TRUE(thread_set_policy(w->tid, SCHED_BATCH, 0) &&
+		    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_policy_is(w->tid, SCHED_BATCH) &&
+		    a->boosts == boosts && !(a->host_flags & PVSCHED_HOST_BOOSTED))
+		TH_LOG("a SCHED_BATCH thread: the guest's flag leaves it SCHED_BATCH, boosts stays %u (%u), host_flags %#x",
+		       boosts, a->boosts, a->host_flags);
+	EXPECT_TRUE(thread_set_policy(w->tid, SCHED_IDLE, 0) &&
+		    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_policy_is(w->tid, SCHED_IDLE) &&
+		    a->boosts == boosts && !(a->host_flags & PVSCHED_HOST_BOOSTED))
+		TH_LOG("a SCHED_IDLE thread: the guest's flag leaves it SCHED_IDLE, boosts stays %u (%u), host_flags %#x",
+		       boosts, a->boosts, a->host_flags);
+	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
+		    thread_set_policy(w->tid, SCHED_OTHER, 0) &&
+		    thread_normal_is(w->tid, BOOST_NICE))
+		TH_LOG("the flag down, SCHED_OTHER nice %d again", BOOST_NICE);
 }
 
 /* 10. What the guest writes is a hint: garbage boosts nothing. */
@@ -927,7 +1011,7 @@ static void boost_test_garbage(struct __test_metadata *_metadata,
 		    thread_normal_is(tid, BOOST_NICE) && a->boosts == boosts)
 		TH_LOG("area version 0xdeadbeef: the guest's flag boosts nothing");
 	a->version = PVSCHED_AREA_VERSION;
-	ok = boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) && thread_boosted(tid);
+	ok = boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) && thread_boosted(vcpu, tid);
 	a->version = 0xdeadbeef;
 	EXPECT_TRUE(ok && boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
 		    thread_normal_is(tid, BOOST_NICE))
@@ -938,7 +1022,7 @@ static void boost_test_garbage(struct __test_metadata *_metadata,
 		    thread_normal_is(tid, BOOST_NICE) && a->boosts == boosts)
 		TH_LOG("guest_flags %#x (unknown bits only): no boost",
 		       GUEST_FLAGS_UNKNOWN);
-	EXPECT_TRUE(boost_run(w, vcpu, ~0U, 0) && thread_boosted(tid) &&
+	EXPECT_TRUE(boost_run(w, vcpu, ~0U, 0) && thread_boosted(vcpu, tid) &&
 		    boost_run(w, vcpu, 0, 0) && thread_normal_is(tid, BOOST_NICE))
 		TH_LOG("guest_flags %#x: BOOST counts, the unknown bits are ignored",
 		       ~0U);
@@ -948,8 +1032,8 @@ static void boost_test_garbage(struct __test_metadata *_metadata,
 		    boost_run(w, vcpu, 0, ~0U) &&
 		    thread_normal_is(tid, BOOST_NICE) && a->boosts == boosts)
 		TH_LOG("guest_prio 100 or %#x without the flag: no boost", ~0U);
-	EXPECT_TRUE(boost_run(w, vcpu, 0, 50) && thread_boosted(tid) &&
-		    boost_run(w, vcpu, 0, 99) && thread_boosted(tid) &&
+	EXPECT_TRUE(boost_run(w, vcpu, 0, 50) && thread_boosted(vcpu, tid) &&
+		    boost_run(w, vcpu, 0, 99) && thread_boosted(vcpu, tid) &&
 		    boost_run(w, vcpu, 0, 0) && thread_normal_is(tid, BOOST_NICE) &&
 		    a->boosts == boosts + 1)
 		TH_LOG("guest_prio 50 without the flag (an RT task in the guest): boosted; 99: still; 0: unboosted");
@@ -966,6 +1050,366 @@ static void boost_test_garbage(struct __test_metadata *_metadata,
  * maximum and share_pct at 99; pvsched_boost_prio is BOOST_PRIO, not the
  * default, so that the boost's priority is seen to be the sysctl's.
  */
+/* Enable or disable hrtimer_expire_entry; false if it cannot be. */
+static bool timer_event_enable(const char *dir, bool on)
+{
+	char path[256];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/events/" TIMER_EVENT "/enable", dir);
+	r = write_file(path, on ? "1\n" : "0\n", 2, -1);
+	if (r == 2)
+		return true;
+	diag("%s: %s", path, err_str(r));
+	return false;
+}
+
+/*
+ * 13. Applied in guest mode, paused outside: a guest that spins boosted
+ * until it is throttled, at max_us BOOST_SPIN_US, runs SCHED_FIFO at
+ * pvsched_boost_prio meanwhile, as this thread sees it; the throttle comes
+ * from the vCPU's boost timer (the trace's hrtimer_expire_entry, the
+ * positive control of boost_test_outside_run()); when KVM_RUN returns,
+ * the thread has its own policy.
+ */
+static void boost_test_in_guest(struct __test_metadata *_metadata,
+				struct worker *w, struct kvm_vcpu *vcpu)
+{
+	struct boost_mbox *mb = boost_mbox(vcpu->vm);
+	unsigned int fifo = 0, other = 0;
+	const char *dir = tracefs_dir();
+	struct sched_state st;
+	int nt = -1;
+	bool ok, ran;
+	double t;
+
+	ok = dir && boost_sysctls_set(BOOST_PRIO, BOOST_SPIN_US,
+				      BOOST_SHARE_WIDE) &&
+	     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+	     thread_boosted(vcpu, w->tid) && timer_event_enable(dir, true) &&
+	     trace_clear(dir);
+	EXPECT_TRUE(ok)
+		TH_LOG("max_us %d, the flag up, an OUT: BOOSTED, paused out of KVM_RUN; tracefs (%s) has " TIMER_EVENT,
+		       BOOST_SPIN_US, dir ?: "not mounted");
+	if (!ok)
+		return;
+
+	boost_start_wait(w, vcpu, PVSCHED_GUEST_BOOST, 0,
+			 PVSCHED_HOST_THROTTLED, 0);
+	t = now();
+	while (READ_ONCE(w->busy) && now() - t < STUCK_SECONDS) {
+		if (sched_state_get(w->tid, &st) &&
+		    (st.policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO &&
+		    st.prio == BOOST_PRIO)
+			fifo++;
+		else
+			other++;
+		usleep(2000);
+	}
+	ran = worker_wait(w);
+	timer_event_enable(dir, false);
+	if (ran)
+		nt = trace_count(dir, BOOST_TIMER_FN);
+	EXPECT_TRUE(ran && (mb->seen & PVSCHED_HOST_THROTTLED) && fifo >= 1 &&
+		    nt >= 1)
+		TH_LOG("the guest spins boosted until THROTTLED (seen %#x): its thread was SCHED_FIFO %d in %u of %u samples; the boost timer expired %d times (>= 1)",
+		       mb->seen, BOOST_PRIO, fifo, fifo + other, nt);
+	EXPECT_TRUE(ran && thread_normal_is(w->tid, BOOST_NICE))
+		TH_LOG("KVM_RUN returned: SCHED_OTHER nice %d", BOOST_NICE);
+	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
+				      BOOST_SHARE_WIDE))
+		TH_LOG("max_us %d again", BOOST_MAX_US_MAX);
+}
+
+/*
+ * 14. Nothing outside KVM_RUN: the guest's flag up, KVM_RUN returns and
+ * the VMM stops calling it, under the default bounds. After one window,
+ * for BOOST_IDLE_MS, the vCPU's boost timer does not expire and there is
+ * no pvsched event: no hrtimer and no work item per idle vCPU; the thread
+ * has its own policy. (Before, a boost outlived KVM_RUN, and its timer
+ * ran at 500 Hz to check bounds that it could not use up.)
+ */
+static void boost_test_outside_run(struct __test_metadata *_metadata,
+				   struct worker *w, struct kvm_vcpu *vcpu)
+{
+	struct boost_area *a = boost_area(vcpu->vm);
+	const char *dir = tracefs_dir();
+	int nt = -1, np = -1;
+	bool ok;
+
+	ok = dir && boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_DEF,
+				      BOOST_SHARE_DEF) &&
+	     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	EXPECT_TRUE(ok && thread_boosted(vcpu, w->tid))
+		TH_LOG("the guest raises its flag and exits: BOOSTED, paused");
+	usleep(BOOST_WINDOW_MS * 1000);
+	ok = ok && timer_event_enable(dir, true) &&
+	     boost_events_enable(dir, true) && trace_clear(dir);
+	usleep(BOOST_IDLE_MS * 1000);
+	if (dir) {
+		boost_events_enable(dir, false);
+		timer_event_enable(dir, false);
+	}
+	if (ok) {
+		nt = trace_count(dir, BOOST_TIMER_FN);
+		np = trace_count(dir, " pvsched_");
+	}
+	EXPECT_TRUE(ok && nt == 0 && np == 0)
+		TH_LOG("the flag up, KVM_RUN not called for %d ms: after the first %d, the boost timer expired %d times, %d pvsched events (0, 0)",
+		       BOOST_WINDOW_MS + BOOST_IDLE_MS, BOOST_WINDOW_MS, nt, np);
+	if (nt || np)
+		diag_trace(dir);
+	EXPECT_TRUE(thread_normal_is(w->tid, BOOST_NICE) &&
+		    (a->host_flags & PVSCHED_HOST_BOOSTED))
+		TH_LOG("meanwhile the thread is SCHED_OTHER nice %d, its boost paused (host_flags %#x)",
+		       BOOST_NICE, a->host_flags);
+	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) && !a->host_flags &&
+		    boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
+				      BOOST_SHARE_WIDE))
+		TH_LOG("the flag down: host_flags 0 (%#x); max_us %d, share_pct %d again",
+		       a->host_flags, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE);
+}
+
+/* What a thread of boost_test_vmm_spin() saw. */
+struct vmm_spin {
+	struct kvm_vcpu *vcpu;
+	bool ran;
+	bool boosted;
+	double fifo_max;	/* longest SCHED_FIFO stretch, in seconds */
+	double spun;
+};
+
+static void *vmm_spin_thread(void *arg)
+{
+	struct vmm_spin *vs = arg;
+	struct boost_mbox *mb = boost_mbox(vs->vcpu->vm);
+	double t0, t, fifo_since = -1;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		diag("sched_setaffinity(CPU 0): %s", strerror(errno));
+	mb->flags = PVSCHED_GUEST_BOOST;
+	mb->prio = 0;
+	mb->wait = 0;
+	vs->ran = vcpu_run_io(vs->vcpu);
+	vs->boosted = boost_area(vs->vcpu->vm)->host_flags &
+		      PVSCHED_HOST_BOOSTED;
+	t0 = now();
+	do {
+		t = now();
+		if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_FIFO) {
+			if (fifo_since < 0)
+				fifo_since = t;
+			if (t - fifo_since > vs->fifo_max)
+				vs->fifo_max = t - fifo_since;
+		} else {
+			fifo_since = -1;
+		}
+	} while (t - t0 < BOOST_VMM_SPIN_MS / 1000.0);
+	vs->spun = t - t0;
+	return NULL;
+}
+
+/*
+ * 15. A boosted vCPU thread that returns to the VMM and spins there,
+ * pinned, under the default bounds: it runs SCHED_FIFO for no more than
+ * max_us plus a tick in one go. (Before, the boost went on in the VMM, and
+ * the work item that was to throttle it was starved by it.)
+ */
+static void boost_test_vmm_spin(struct __test_metadata *_metadata,
+				struct kvm_vcpu *vcpu)
+{
+	struct vmm_spin vs = { .vcpu = vcpu };
+	pthread_t th;
+	bool ok;
+
+	ok = boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_DEF, BOOST_SHARE_DEF) &&
+	     !pthread_create(&th, NULL, vmm_spin_thread, &vs);
+	if (ok)
+		pthread_join(th, NULL);
+	EXPECT_TRUE(ok && vs.ran && vs.boosted &&
+		    vs.fifo_max * 1e6 <= BOOST_MAX_US_DEF + BOOST_TICK_US)
+		TH_LOG("a thread boosted by its guest (%s) spins %.0f ms in the VMM, pinned: longest SCHED_FIFO stretch %.0f us (<= max_us %d + a tick %d)",
+		       vs.boosted ? "BOOSTED" : "not BOOSTED", vs.spun * 1000,
+		       vs.fifo_max * 1e6, BOOST_MAX_US_DEF, BOOST_TICK_US);
+	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
+				      BOOST_SHARE_WIDE))
+		TH_LOG("max_us %d, share_pct %d again", BOOST_MAX_US_MAX,
+		       BOOST_SHARE_WIDE);
+}
+
+/*
+ * 16. A throttle is the vCPU's: thread A is throttled at max_us
+ * BOOST_OWE_US under share_pct 1, which leaves it a payback of 99 times
+ * that boost, with budget left in the window; thread B runs the vCPU at
+ * once, the flag up: not boosted, still THROTTLED. (Before, the thread
+ * change ended the throttle: alternating threads escaped the payback.)
+ */
+static void boost_test_throttle_thread(struct __test_metadata *_metadata,
+				       struct worker *wa, struct worker *wb,
+				       struct kvm_vcpu *vcpu)
+{
+	struct boost_area *a = boost_area(vcpu->vm);
+	uint32_t boosts, throttles;
+	bool ok, again = false;
+	uint64_t boosted_ns;
+	double t;
+
+	usleep(3 * BOOST_WINDOW_MS * 1000);	/* a new window */
+	throttles = a->throttles;
+	boosted_ns = a->boosted_ns;
+	ok = boost_sysctls_set(BOOST_PRIO, BOOST_OWE_US, 1) &&
+	     boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+	     boost_run_wait(wa, vcpu, PVSCHED_GUEST_BOOST, 0,
+			    PVSCHED_HOST_THROTTLED, PVSCHED_GUEST_BOOST);
+	boosts = a->boosts;
+	t = now();
+	ok = ok && a->throttles == throttles + 1 &&
+	     boost_run(wb, vcpu, PVSCHED_GUEST_BOOST, 0);
+	diag("A's boost ran %llu ns before its throttle; B ran %.0f ms after it",
+	     (unsigned long long)(a->boosted_ns - boosted_ns),
+	     (now() - t) * 1000);
+	EXPECT_TRUE(ok && a->host_flags == PVSCHED_HOST_THROTTLED &&
+		    a->boosts == boosts && thread_normal_is(wb->tid, 0))
+		TH_LOG("A throttled at max_us %d, share_pct 1; B runs the vCPU %.0f ms later, the flag up: host_flags %#x (THROTTLED), boosts stays %u (%u), B SCHED_OTHER",
+		       BOOST_OWE_US, (now() - t) * 1000, a->host_flags, boosts,
+		       a->boosts);
+	if (a->host_flags != PVSCHED_HOST_THROTTLED)
+		diag_area(vcpu->vm);
+
+	ok = boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE);
+	t = now();
+	while (ok && !again && now() - t < BOOST_PAYBACK_SECONDS) {
+		usleep(20 * 1000);
+		if (!boost_run(wb, vcpu, PVSCHED_GUEST_BOOST, 0))
+			break;
+		again = a->host_flags & PVSCHED_HOST_BOOSTED;
+	}
+	EXPECT_TRUE(again && boost_run(wb, vcpu, 0, 0) && !a->host_flags)
+		TH_LOG("paid back, B is boosted (after %.0f ms), then the flag down",
+		       (now() - t) * 1000);
+}
+
+#define CGROUP_ROOT		"/sys/fs/cgroup"
+#define CGROUP_LIMITED		CGROUP_ROOT "/pvsched_limited"
+#define CGROUP_FREE		CGROUP_ROOT "/pvsched_free"
+#define CGROUP_QUOTA		"50000 100000"	/* cpu.max: half a CPU */
+
+/* Write the string @val to @path; false (and a diag) if it does not take. */
+static bool file_put(const char *path, const char *val)
+{
+	int r = write_file(path, val, strlen(val), -1);
+
+	if (r == (int)strlen(val))
+		return true;
+	diag("%s: writing \"%s\": %s", path, val, err_str(r < 0 ? r : -EIO));
+	return false;
+}
+
+/*
+ * cgroup v2 at CGROUP_ROOT (mounted if need be) with the cpu controller
+ * for its children, and the child cgroup @dir with cpu.max @max.
+ */
+static bool cgroup_make(const char *dir, const char *max)
+{
+	char path[256];
+
+	if (!path_exists(CGROUP_ROOT "/cgroup.controllers") &&
+	    mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL)) {
+		diag("mount cgroup2 on %s: %s", CGROUP_ROOT, strerror(errno));
+		return false;
+	}
+	if (!file_put(CGROUP_ROOT "/cgroup.subtree_control", "+cpu"))
+		return false;
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		diag("mkdir %s: %s", dir, strerror(errno));
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/cpu.max", dir);
+	return file_put(path, max);
+}
+
+/*
+ * The child of cgroup_run(): joins cgroup @dir, runs a VM whose guest
+ * raises its flag and exits, twice, under pvsched_boost, and writes its
+ * area to @fd (all 0xff if a step failed).
+ */
+static void __noreturn cgroup_child(const char *dir, int fd)
+{
+	struct boost_area out;
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	char path[256];
+	bool ok;
+
+	memset(&out, 0xff, sizeof(out));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (file_put(path, "0")) {
+		vm = vm_create();
+		memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
+		       sizeof(guest_boost));
+		vcpu = vcpu_add(vm);
+		boost_mbox(vm)->flags = PVSCHED_GUEST_BOOST;
+		ok = !area_set(vcpu, AREA_GPA, 0) &&
+		     !pvsched_assign(vm, BOOST_DRV, NULL) &&
+		     vcpu_run_io(vcpu) && vcpu_run_io(vcpu);
+		if (ok)
+			out = *boost_area(vm);
+	}
+	_exit(write(fd, &out, sizeof(out)) == sizeof(out) ? 0 : 1);
+}
+
+/* Run cgroup_child() in @dir; its area in @a. */
+static bool cgroup_run(const char *dir, struct boost_area *a)
+{
+	int pfd[2], status;
+	bool ok;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return false;
+	fflush(stdout);
+	pid = fork();
+	if (!pid)
+		cgroup_child(dir, pfd[1]);
+	close(pfd[1]);
+	ok = pid > 0 && read(pfd[0], a, sizeof(*a)) == sizeof(*a) &&
+	     a->version == PVSCHED_AREA_VERSION;
+	close(pfd[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return ok;
+}
+
+/*
+ * 17. A thread whose cgroup caps its CPU time (cpu.max CGROUP_QUOTA) is
+ * not boosted: SCHED_FIFO would escape the quota. A child VMM in such a
+ * cgroup runs its guest, which raises its flag and exits, twice: no boost.
+ * The same in a cgroup with cpu.max "max" (the control): boosted.
+ */
+static void boost_test_cgroup(struct __test_metadata *_metadata)
+{
+	struct boost_area lim = {}, free = {};
+	bool ok_lim, ok_free;
+
+	ok_free = cgroup_make(CGROUP_FREE, "max") &&
+		  cgroup_run(CGROUP_FREE, &free);
+	ok_lim = cgroup_make(CGROUP_LIMITED, CGROUP_QUOTA) &&
+		 cgroup_run(CGROUP_LIMITED, &lim);
+	EXPECT_TRUE(ok_free && free.boosts == 1 &&
+		    (free.host_flags & PVSCHED_HOST_BOOSTED))
+		TH_LOG("a VMM in a cgroup with cpu.max \"max\": its guest's flag boosts (boosts %u, host_flags %#x)",
+		       free.boosts, free.host_flags);
+	EXPECT_TRUE(ok_lim && lim.boosts == 0 && !lim.host_flags)
+		TH_LOG("a VMM in a cgroup with cpu.max \"%s\": its guest's flag boosts nothing (boosts %u, host_flags %#x)",
+		       CGROUP_QUOTA, lim.boosts, lim.host_flags);
+	if (rmdir(CGROUP_LIMITED) || rmdir(CGROUP_FREE))
+		diag("rmdir %s, %s: %s", CGROUP_LIMITED, CGROUP_FREE,
+		     strerror(errno));
+}
+
 /*
  * The child of boost_test_exit(_metadata): a VMM whose vCPU thread (its only thread)
  * is boosted by its guest, with the area mapped, which then waits to be
@@ -987,7 +1431,7 @@ static void __noreturn boost_exit_child(int memfd, int fd)
 	mb->flags = PVSCHED_GUEST_BOOST;
 	ok = !area_set(vcpu, AREA_GPA, 0) &&
 	     !pvsched_assign(vm, BOOST_DRV, NULL) && vcpu_run_io(vcpu) &&
-	     thread_boosted(gettid());
+	     thread_boosted(vcpu, gettid());
 	if (write(fd, &ok, 1) != 1 || !ok)
 		_exit(1);
 	for (;;)
@@ -1087,16 +1531,21 @@ TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 	boost_test_admin(_metadata, wa, vcpu);
 	boost_test_garbage(_metadata, wa, vcpu);
 	boost_test_throttle(_metadata, wa, vcpu);
+	boost_test_in_guest(_metadata, wa, vcpu);
+	boost_test_outside_run(_metadata, wa, vcpu);
+	boost_test_throttle_thread(_metadata, wa, wb, vcpu);
+	boost_test_vmm_spin(_metadata, vcpu);
+	boost_test_cgroup(_metadata);
 
 	/* 6. A driver change restores the thread. */
 	EXPECT_TRUE(boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(wa->tid) && !pvsched_assign(vm, COUNT_DRV, NULL) &&
+		    thread_boosted(vcpu, wa->tid) && !pvsched_assign(vm, COUNT_DRV, NULL) &&
 		    thread_normal_is(wa->tid, BOOST_NICE))
 		TH_LOG("boosted, then REPLACE %s: A is SCHED_OTHER nice %d when it returns",
 		       COUNT_DRV, BOOST_NICE);
 	EXPECT_TRUE(!pvsched_assign(vm, BOOST_DRV, NULL) &&
 		    boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(wa->tid) && !pvsched_assign(vm, "", NULL) &&
+		    thread_boosted(vcpu, wa->tid) && !pvsched_assign(vm, "", NULL) &&
 		    thread_normal_is(wa->tid, BOOST_NICE))
 		TH_LOG("%s again, boosted, then REPLACE \"\": SCHED_OTHER nice %d",
 		       BOOST_DRV, BOOST_NICE);
@@ -1108,12 +1557,12 @@ TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 
 	/* 7. Another thread runs the vCPU: the old one is restored. */
 	EXPECT_TRUE(boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(wa->tid) &&
+		    thread_boosted(vcpu, wa->tid) &&
 		    boost_run(wb, vcpu, PVSCHED_GUEST_BOOST, 0) &&
 		    thread_normal_is(wa->tid, BOOST_NICE))
 		TH_LOG("A boosted, then thread B runs the vCPU: A is SCHED_OTHER nice %d again",
 		       BOOST_NICE);
-	EXPECT_TRUE(thread_boosted(wb->tid))
+	EXPECT_TRUE(thread_boosted(vcpu, wb->tid))
 		TH_LOG("B, whose guest still has the flag up, is boosted itself");
 
 	boost_test_exit(_metadata);
@@ -1289,7 +1738,7 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 
 	/* The rest of pvsched_boost's policy: guest_prio, the version. */
 	boosts = a->boosts;
-	EXPECT_TRUE(boost_run(w, vcpu, 0, 50) && thread_boosted(w->tid) &&
+	EXPECT_TRUE(boost_run(w, vcpu, 0, 50) && thread_boosted(vcpu, w->tid) &&
 		    boost_run(w, vcpu, 0, 100) &&
 		    thread_normal_is(w->tid, BOOST_NICE) &&
 		    a->boosts == boosts + 1)
@@ -1311,9 +1760,9 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 		usleep(20 * 1000);
 		if (!boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0))
 			break;
-		again = !__thread_normal_is(w->tid, BOOST_NICE, true);
+		again = a->host_flags & PVSCHED_HOST_BOOSTED;
 	} while (!again && now() - t < BOOST_PAYBACK_SECONDS);
-	EXPECT_TRUE(ok && again && thread_boosted(w->tid) &&
+	EXPECT_TRUE(ok && again && thread_boosted(vcpu, w->tid) &&
 		    a->host_flags == PVSCHED_HOST_BOOSTED)
 		TH_LOG("max_us %d again: once paid back, the flag boosts again (after %.0f ms)",
 		       BOOST_MAX_US_MAX, (now() - t) * 1000);
@@ -1322,6 +1771,8 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) && thread_normal_is(w->tid, BOOST_NICE))
 		TH_LOG("the guest drops its flag: SCHED_OTHER nice %d",
 		       BOOST_NICE);
+	boost_test_in_guest(_metadata, w, vcpu);
+	boost_test_outside_run(_metadata, w, vcpu);
 
 	/* Unregistered while assigned: the VM keeps it, and it boosts. */
 	r = bpf_tool_run("unload", BPF_BOOST_DRV);
@@ -1332,10 +1783,10 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 	boosts = a->boosts;
 	unboosts = a->unboosts;
 	EXPECT_TRUE(boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(w->tid) && boost_run(w, vcpu, 0, 0) &&
+		    thread_boosted(vcpu, w->tid) && boost_run(w, vcpu, 0, 0) &&
 		    thread_normal_is(w->tid, BOOST_NICE) &&
 		    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(w->tid) && a->boosts == boosts + 2 &&
+		    thread_boosted(vcpu, w->tid) && a->boosts == boosts + 2 &&
 		    a->unboosts == unboosts + 1)
 		TH_LOG("... it still boosts and unboosts: flag up, down, up (boosts +%u, unboosts +%u)",
 		       a->boosts - boosts, a->unboosts - unboosts);
