@@ -41,7 +41,7 @@ BOOST_VM=/proc/sys/kernel/pvsched_boost_vm_pct
 # The bound per VM: a 4-vCPU guest boosted throughout, under busy loops.
 VM_BOUND_PCT=50		# pvsched_boost_vm_pct for the check
 VM_BOUND_SECONDS=3
-VM_BOUND_LOOPS=20000000	# boost payload: a burst outlasts its tick
+VM_BOUND_LOOPS=2000000	# boost payload: a burst outlasts its tick
 # The irq payload: ticks per vCPU, the timer period (us) of halted vCPUs,
 # the CPU a spinning vCPU shares with a busy loop, and its timer period.
 # A tick that comes before the vCPU is back in HLT wakes nothing and is
@@ -596,12 +596,20 @@ check "pvsched_boost: each guest saw PVSCHED_HOST_BOOSTED after a work exit" \
 # The bound per VM (pvsched_boost_vm_pct): a 4-vCPU guest whose vCPUs
 # all keep PVSCHED_GUEST_BOOST up (boost payload, each burst longer than
 # its tick), on the 2 CPUs of this VM, each with a nice-0 busy loop pinned
-# to it. The VM runs boosted for at most VM_BOUND_PCT% of one CPU per
-# window, whatever each vCPU's own bounds allow (4 x 50%: both CPUs); the
-# rest of the 2 CPUs goes to the 6 nice-0 threads alike, so the 2 busy
-# loops get at least (200 - VM_BOUND_PCT) * 2/6 % of one CPU, i.e.
-# (200 - VM_BOUND_PCT) / 6 % of the 2 CPUs (25% at 50). Their share comes
-# from their CPU time (/proc/PID/stat) over the run's wall time.
+# to it. Each vCPU's own bounds are the widest (max_us 1000000, share_pct
+# 99: alone, the 4 vCPUs could keep both CPUs boosted); the VM runs
+# boosted for at most VM_BOUND_PCT% of one CPU per window. The rest of the
+# 2 CPUs goes to the 6 nice-0 threads alike, so the 2 busy loops get at
+# least (200 - VM_BOUND_PCT) * 2/6 % of one CPU, i.e. (200 - VM_BOUND_PCT)
+# / 6 % of the 2 CPUs (25% at 50), if the 6 threads share that time
+# exactly alike; CFS with pinned threads, minivmm's own threads and the
+# kernel's workers make that inexact, so the check allows 10% of it
+# (22.5% at 50; with no bound per VM, 9.2% was measured). Their share
+# comes from their CPU time (/proc/PID/stat) over the run's wall time. The
+# VM's own boosted CPU time (the areas' boosted_ns, summed) must stay
+# within VM_BOUND_PCT% of one CPU over the run, also with 10% to spare.
+# The old values of the three sysctls come back after the run; rc 99 if
+# they cannot be set or restored.
 cpu_ticks() {
 	awk '{ print $14 + $15 }' "/proc/$1/stat"
 }
@@ -609,8 +617,11 @@ uptime_cs() {
 	awk '{ printf "%d\n", $1 * 100 }' /proc/uptime
 }
 vm_bound_run() {
-	if ! old_vm=$(cat "$BOOST_VM") || ! echo $VM_BOUND_PCT > "$BOOST_VM"; then
-		echo "cannot set $BOOST_VM to $VM_BOUND_PCT" > "$ERR"
+	if ! old_max=$(cat "$BOOST_MAX_US") ||
+	   ! old_share=$(cat "$BOOST_SHARE") || ! old_vm=$(cat "$BOOST_VM") ||
+	   ! echo 1000000 > "$BOOST_MAX_US" || ! echo 99 > "$BOOST_SHARE" ||
+	   ! echo $VM_BOUND_PCT > "$BOOST_VM"; then
+		echo "cannot set $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM" > "$ERR"
 		: > "$OUT"
 		rc=99
 		return
@@ -630,17 +641,29 @@ vm_bound_run() {
 	wait $hog0 $hog1 2> /dev/null
 	hog_share=$(((c1 - c0) * 1000 / ((t1 - t0) * 2)))	# per mille
 	hog_promise=$(((200 - VM_BOUND_PCT) * 10 / 6))
+	hog_floor=$((hog_promise * 9 / 10))
+	vm_ms=$(jq '[.vcpu[].pvsched_area.boosted_ns] | add / 1000000 | floor' \
+		"$OUT" 2> /dev/null) || vm_ms=999999
+	vm_used=$((vm_ms * 100 / (t1 - t0)))			# per mille
+	vm_ceiling=$((VM_BOUND_PCT * 10 * 11 / 10))
 	echo "# pvsched_boost_vm_pct $VM_BOUND_PCT: busy loops' share of the 2 CPUs $((hog_share / 10)).$((hog_share % 10))%," \
-	     "bound >= $((hog_promise / 10)).$((hog_promise % 10))% ($((c1 - c0)) ticks in $((t1 - t0)) cs)"
-	if ! echo "$old_vm" > "$BOOST_VM" || [ "$(cat "$BOOST_VM")" != "$old_vm" ]; then
-		echo "cannot restore $BOOST_VM to $old_vm" >> "$ERR"
+	     "bound >= $((hog_promise / 10)).$((hog_promise % 10))%, checked >= $((hog_floor / 10)).$((hog_floor % 10))%" \
+	     "($((c1 - c0)) ticks in $((t1 - t0)) cs); the VM boosted for $vm_ms ms," \
+	     "$((vm_used / 10)).$((vm_used % 10))% of one CPU, checked <= $((vm_ceiling / 10)).$((vm_ceiling % 10))%"
+	if ! echo "$old_max" > "$BOOST_MAX_US" ||
+	   ! echo "$old_share" > "$BOOST_SHARE" ||
+	   ! echo "$old_vm" > "$BOOST_VM" ||
+	   [ "$(cat "$BOOST_MAX_US") $(cat "$BOOST_SHARE") $(cat "$BOOST_VM")" != \
+	     "$old_max $old_share $old_vm" ]; then
+		echo "cannot restore $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM" >> "$ERR"
 		rc=99
 	fi
 }
 vm_bound_run
 show_areas
 check "pvsched_boost_vm_pct $VM_BOUND_PCT: a 4-vCPU guest boosted throughout leaves busy loops their share" \
-	eval '[ $rc -eq 0 ] && [ $hog_share -ge $hog_promise ] &&
+	eval '[ $rc -eq 0 ] && [ $hog_share -ge $hog_floor ] &&
+	      [ $vm_used -le $vm_ceiling ] &&
 	      jq_true "$OUT" ".vcpus == 4 and (.vcpu | length) == 4 and
 		all(.vcpu[]; .pvsched_area.boosts >= 1 and
 		    .pvsched_area.throttles >= 1)"'
