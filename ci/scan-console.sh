@@ -24,9 +24,12 @@ for log in "$@"; do
 		status=2
 		continue
 	fi
+	# awk reads the whole log: grep -q in a pipe would stop early, and
+	# pipefail would take its writer's SIGPIPE for a failure.
 	if grep -qx '# ---- dmesg ----' "$log" &&
-	   ! sed -n '/^# ---- dmesg ----$/,$p' "$log" |
-	     grep -qE '^# \[ *0\.0+\] Linux version '; then
+	   ! awk '/^# ---- dmesg ----$/ { d = 1; next }
+		  d && /^# \[ *0\.0+\] Linux version / { found = 1 }
+		  END { exit !found }' "$log"; then
 		echo "scan-console: $log: the dmesg dump does not reach back to the boot banner (\"Linux version\" at 0.000000): the log buffer wrapped" >&2
 		status=2
 	fi
