@@ -136,30 +136,24 @@ run_exact() {
 	fi
 }
 
-# unbounded RUN ARG...: RUN ARG... (run, run_bounded or run_exact) with
-# the widest boost bounds the sysctls allow (pvsched_boost_max_us
-# 1000000, pvsched_boost_share_pct 99, pvsched_boost_vm_pct 10000), the
-# old values back after the run: for a check of a driver's policy, which
-# must not hang on how much CPU time this kernel takes per boost. A debug
-# kernel's slow exits can use up the default 2 ms on one tick, and the
-# ticks that come while the vCPU pays back are not boosted (seen: 24
-# boosts, 15 throttles of 40 ticks; one CI run fell below half). The
-# bounds have their own tests (pvsched_boost_test, and the bound per VM
-# below). rc 99 if a sysctl cannot be set or restored (said in $ERR).
-unbounded() {
+# with_bounds MAX_US SHARE_PCT VM_PCT RUN ARG...: RUN ARG... (run,
+# run_bounded, run_exact or a function) with pvsched_boost_max_us,
+# pvsched_boost_share_pct and pvsched_boost_vm_pct set so, the old values
+# back after it. rc 99 if a sysctl cannot be set or restored (said in
+# $ERR).
+with_bounds() {
 	if ! old_max=$(cat "$BOOST_MAX_US") ||
 	   ! old_share=$(cat "$BOOST_SHARE") || ! old_vm=$(cat "$BOOST_VM") ||
-	   ! echo 1000000 > "$BOOST_MAX_US" || ! echo 99 > "$BOOST_SHARE" ||
-	   ! echo 10000 > "$BOOST_VM"; then
+	   ! echo "$1" > "$BOOST_MAX_US" || ! echo "$2" > "$BOOST_SHARE" ||
+	   ! echo "$3" > "$BOOST_VM"; then
 		echo "cannot set $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM" > "$ERR"
 		: > "$OUT"
 		rc=99
 		return
 	fi
-	runner=$1
-	shift
-	echo "# pvsched_boost_max_us was $old_max, share_pct $old_share, vm_pct $old_vm; 1000000, 99 and 10000 for: minivmm $*"
-	$runner "$@"
+	echo "# pvsched_boost_max_us was $old_max, share_pct $old_share, vm_pct $old_vm; $1, $2 and $3 for: $4"
+	shift 3
+	"$@"
 	if ! echo "$old_max" > "$BOOST_MAX_US" ||
 	   ! echo "$old_share" > "$BOOST_SHARE" ||
 	   ! echo "$old_vm" > "$BOOST_VM" ||
@@ -168,6 +162,18 @@ unbounded() {
 		echo "cannot restore $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM to $old_max, $old_share and $old_vm" >> "$ERR"
 		rc=99
 	fi
+}
+
+# unbounded RUN ARG...: RUN ARG... with the widest boost bounds the
+# sysctls allow (max_us 1000000, share_pct 99, vm_pct 10000): for a check
+# of a driver's policy, which must not hang on how much CPU time this
+# kernel takes per boost. A debug kernel's slow exits can use up the
+# default 2 ms on one tick, and the ticks that come while the vCPU pays
+# back are not boosted (seen: 24 boosts, 15 throttles of 40 ticks; one CI
+# run fell below half). The bounds have their own tests
+# (pvsched_boost_test, and the bound per VM below).
+unbounded() {
+	with_bounds 1000000 99 10000 "$@"
 }
 
 # jq_true FILE FILTER [JQ OPTION]...: FILE holds exactly one JSON value
@@ -616,16 +622,7 @@ cpu_ticks() {
 uptime_cs() {
 	awk '{ printf "%d\n", $1 * 100 }' /proc/uptime
 }
-vm_bound_run() {
-	if ! old_max=$(cat "$BOOST_MAX_US") ||
-	   ! old_share=$(cat "$BOOST_SHARE") || ! old_vm=$(cat "$BOOST_VM") ||
-	   ! echo 1000000 > "$BOOST_MAX_US" || ! echo 99 > "$BOOST_SHARE" ||
-	   ! echo $VM_BOUND_PCT > "$BOOST_VM"; then
-		echo "cannot set $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM" > "$ERR"
-		: > "$OUT"
-		rc=99
-		return
-	fi
+vm_bound_measure() {
 	hog_start 0
 	hog0=$hog
 	hog_start 1
@@ -650,16 +647,9 @@ vm_bound_run() {
 	     "bound >= $((hog_promise / 10)).$((hog_promise % 10))%, checked >= $((hog_floor / 10)).$((hog_floor % 10))%" \
 	     "($((c1 - c0)) ticks in $((t1 - t0)) cs); the VM boosted for $vm_ms ms," \
 	     "$((vm_used / 10)).$((vm_used % 10))% of one CPU, checked <= $((vm_ceiling / 10)).$((vm_ceiling % 10))%"
-	if ! echo "$old_max" > "$BOOST_MAX_US" ||
-	   ! echo "$old_share" > "$BOOST_SHARE" ||
-	   ! echo "$old_vm" > "$BOOST_VM" ||
-	   [ "$(cat "$BOOST_MAX_US") $(cat "$BOOST_SHARE") $(cat "$BOOST_VM")" != \
-	     "$old_max $old_share $old_vm" ]; then
-		echo "cannot restore $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM" >> "$ERR"
-		rc=99
-	fi
 }
-vm_bound_run
+hog_share=0 hog_floor=1 vm_used=1 vm_ceiling=0
+with_bounds 1000000 99 $VM_BOUND_PCT vm_bound_measure
 show_areas
 check "pvsched_boost_vm_pct $VM_BOUND_PCT: a 4-vCPU guest boosted throughout leaves busy loops their share" \
 	eval '[ $rc -eq 0 ] && [ $hog_share -ge $hog_floor ] &&

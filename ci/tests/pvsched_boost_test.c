@@ -813,6 +813,20 @@ static void boost_test_trace(struct __test_metadata *_metadata,
 }
 
 /*
+ * Under max_us @max_us and share_pct @share, the guest raises its flag and
+ * exits, then spins boosted until it is throttled and writes @after to
+ * guest_flags before it exits.
+ */
+static bool boost_until_throttled(struct worker *w, struct kvm_vcpu *vcpu,
+				  long max_us, long share, uint32_t after)
+{
+	return boost_sysctls_set(BOOST_PRIO, max_us, share) &&
+	       boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+	       boost_run_wait(w, vcpu, PVSCHED_GUEST_BOOST, 0,
+			      PVSCHED_HOST_THROTTLED, after);
+}
+
+/*
  * max_us: a guest that spins boosted is throttled, whatever it asks, and
  * gets its policy back. Two checks; leaves max_us at BOOST_THROTTLE_US.
  */
@@ -829,10 +843,8 @@ static bool boost_check_max_us(struct __test_metadata *_metadata,
 	throttles = a->throttles;
 	unboosts = a->unboosts;
 	boosted_ns = a->boosted_ns;
-	ok = boost_sysctls_set(BOOST_PRIO, BOOST_THROTTLE_US, BOOST_SHARE_DEF) &&
-	     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-	     boost_run_wait(w, vcpu, PVSCHED_GUEST_BOOST, 0,
-			    PVSCHED_HOST_THROTTLED, 0);
+	ok = boost_until_throttled(w, vcpu, BOOST_THROTTLE_US, BOOST_SHARE_DEF,
+				   0);
 	seen = mb->seen;
 	EXPECT_TRUE(ok && (seen & PVSCHED_HOST_THROTTLED) &&
 		    a->throttles - throttles >= 1)
@@ -872,10 +884,8 @@ static void boost_test_throttle(struct __test_metadata *_metadata,
 	usleep(300 * 1000);	/* a new window, nothing left to pay back */
 	boosts = a->boosts;
 	throttles = a->throttles;
-	ok = boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX, 1) &&
-	     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-	     boost_run_wait(w, vcpu, PVSCHED_GUEST_BOOST, 0,
-			    PVSCHED_HOST_THROTTLED, PVSCHED_GUEST_BOOST);
+	ok = boost_until_throttled(w, vcpu, BOOST_MAX_US_MAX, 1,
+				   PVSCHED_GUEST_BOOST);
 	t = now();
 	seen = mb->seen;
 	EXPECT_TRUE(ok && (seen & PVSCHED_HOST_THROTTLED) &&
@@ -952,12 +962,17 @@ static void boost_test_up_down(struct __test_metadata *_metadata,
 		diag_area(vcpu->vm);
 }
 
-/* 9. A thread an administrator made real-time is not the boost's. */
+/*
+ * 9. A thread an administrator made real-time, batch or idle is not the
+ * boost's.
+ */
 static void boost_test_admin(struct __test_metadata *_metadata,
 			struct worker *w, struct kvm_vcpu *vcpu)
 {
+	static const int policies[] = { SCHED_BATCH, SCHED_IDLE };
 	struct boost_area *a = boost_area(vcpu->vm);
 	uint32_t boosts = a->boosts;
+	size_t i;
 
 	EXPECT_TRUE(thread_set_policy(w->tid, SCHED_FIFO, BOOST_ADMIN_PRIO) &&
 		    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
@@ -979,18 +994,15 @@ static void boost_test_admin(struct __test_metadata *_metadata,
 
 	/* What the administrator made batch or idle work stays so. */
 	boosts = a->boosts;
-	EXPECT_TRUE(thread_set_policy(w->tid, SCHED_BATCH, 0) &&
-		    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_policy_is(w->tid, SCHED_BATCH) &&
-		    a->boosts == boosts && !(a->host_flags & PVSCHED_HOST_BOOSTED))
-		TH_LOG("a SCHED_BATCH thread: the guest's flag leaves it SCHED_BATCH, boosts stays %u (%u), host_flags %#x",
-		       boosts, a->boosts, a->host_flags);
-	EXPECT_TRUE(thread_set_policy(w->tid, SCHED_IDLE, 0) &&
-		    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_policy_is(w->tid, SCHED_IDLE) &&
-		    a->boosts == boosts && !(a->host_flags & PVSCHED_HOST_BOOSTED))
-		TH_LOG("a SCHED_IDLE thread: the guest's flag leaves it SCHED_IDLE, boosts stays %u (%u), host_flags %#x",
-		       boosts, a->boosts, a->host_flags);
+	for (i = 0; i < ARRAY_SIZE(policies); i++)
+		EXPECT_TRUE(thread_set_policy(w->tid, policies[i], 0) &&
+			    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+			    thread_policy_is(w->tid, policies[i]) &&
+			    a->boosts == boosts &&
+			    !(a->host_flags & PVSCHED_HOST_BOOSTED))
+			TH_LOG("a %s thread: the guest's flag leaves it so, boosts stays %u (%u), host_flags %#x",
+			       policy_str(policies[i]), boosts, a->boosts,
+			       a->host_flags);
 	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
 		    thread_set_policy(w->tid, SCHED_OTHER, 0) &&
 		    thread_normal_is(w->tid, BOOST_NICE))
@@ -1282,10 +1294,8 @@ static void boost_test_throttle_thread(struct __test_metadata *_metadata,
 	usleep(3 * BOOST_WINDOW_MS * 1000);	/* a new window */
 	throttles = a->throttles;
 	boosted_ns = a->boosted_ns;
-	ok = boost_sysctls_set(BOOST_PRIO, BOOST_OWE_US, 1) &&
-	     boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-	     boost_run_wait(wa, vcpu, PVSCHED_GUEST_BOOST, 0,
-			    PVSCHED_HOST_THROTTLED, PVSCHED_GUEST_BOOST);
+	ok = boost_until_throttled(wa, vcpu, BOOST_OWE_US, 1,
+				   PVSCHED_GUEST_BOOST);
 	boosts = a->boosts;
 	t = now();
 	ok = ok && a->throttles == throttles + 1 &&

@@ -65,6 +65,25 @@ done
 git -C "$SRC" checkout -q "$head"
 fi
 
+# boot_check VARIANT NAME SCRIPT: boot build/VARIANT (its modules, the
+# suite's binaries, minivmm; no pvsched_count or pvsched-bpf), run SCRIPT
+# with sh -c in it, scan its console; record NAME.
+boot_check() {
+	local v=$1 name=$2 script=$3
+
+	if "$ROOT/ci/mkinitramfs.sh" -b "$BUILD/$v" "$BUILD/$v/initramfs.cpio" \
+		> "$LOGDIR/$v-boot.log" 2>&1 &&
+	   "$ROOT/ci/vm-run" -q -l "$LOGDIR/$v-boot.console" \
+		-k "$BUILD/$v" -t 300 sh -c "$script" \
+		>> "$LOGDIR/$v-boot.log" 2>&1 &&
+	   "$ROOT/ci/scan-console.sh" "$LOGDIR/$v-boot.console" \
+		>> "$LOGDIR/$v-boot.log" 2>&1; then
+		record "$name" "OK"
+	else
+		record "$name" "FAIL (see $LOGDIR/$v-boot.log)"
+	fi
+}
+
 echo "==> [series-check] config variants of the full series"
 for v in nohost nokvm kvmm; do
 	case $v in
@@ -87,10 +106,7 @@ for v in nohost nokvm kvmm; do
 		# its own load, so that a vendor module loads again while
 		# kvm.ko stays. A VM with a driver runs after each load.
 		# shellcheck disable=SC2016
-		if "$ROOT/ci/mkinitramfs.sh" -b "$BUILD/$v" "$BUILD/$v/initramfs.cpio" \
-			> "$LOGDIR/$v-boot.log" 2>&1 &&
-		   "$ROOT/ci/vm-run" -q -l "$LOGDIR/$v-boot.console" \
-			-k "$BUILD/$v" -t 300 sh -c '
+		boot_check "$v" "boot, $desc: load, reload kvm-amd.ko, a VM each time" '
 			vm() {
 				minivmm --pvsched=pvsched_nop --payload=halt \
 					--seconds=1 --json > /tmp/vm.json &&
@@ -100,40 +116,21 @@ for v in nohost nokvm kvmm; do
 			insmod /lib/modules/kvm.ko &&
 			insmod /lib/modules/kvm-amd.ko && vm &&
 			rmmod kvm_amd && insmod /lib/modules/kvm-amd.ko && vm &&
-			rmmod kvm_amd && rmmod kvm' \
-			>> "$LOGDIR/$v-boot.log" 2>&1 &&
-		   "$ROOT/ci/scan-console.sh" "$LOGDIR/$v-boot.console" \
-			>> "$LOGDIR/$v-boot.log" 2>&1; then
-			record "boot, $desc: load, reload kvm-amd.ko, a VM each time" "OK"
-		else
-			record "boot, $desc: load, reload kvm-amd.ko, a VM each time" \
-				"FAIL (see $LOGDIR/$v-boot.log)"
-		fi
+			rmmod kvm_amd && rmmod kvm'
 		continue
 	fi
 	# The suite's binaries (build/tests, checked above) include
 	# pvsched_absent_test and the series' KVM selftest, built from the
 	# full series, which must skip every test there.
 	# shellcheck disable=SC2016
-	if "$ROOT/ci/mkinitramfs.sh" -b "$BUILD/$v" "$BUILD/$v/initramfs.cpio" \
-		> "$LOGDIR/$v-boot.log" 2>&1 &&
-	   "$ROOT/ci/vm-run" -q -l "$LOGDIR/$v-boot.console" \
-		-k "$BUILD/$v" -t 300 sh -c '
+	boot_check "$v" "boot, $desc: no KVM_CAP_PVSCHED*, ioctls unknown, selftest skips" '
 		/tests/pvsched_absent_test || exit 1
 		/tests/kvm_pvsched_test > /tmp/st.tap; rc=$?
 		cat /tmp/st.tap
 		plan=$(sed -n "s/^1\.\.\([0-9]*\)$/\1/p" /tmp/st.tap)
 		skips=$(grep -c "^ok [0-9]* .* # SKIP" /tmp/st.tap)
 		echo "# kvm_pvsched_test: status $rc, $skips of ${plan:-?} skipped"
-		[ "$rc" = 0 ] && [ -n "$plan" ] && [ "$skips" = "$plan" ]' \
-		>> "$LOGDIR/$v-boot.log" 2>&1 &&
-	   "$ROOT/ci/scan-console.sh" "$LOGDIR/$v-boot.console" \
-		>> "$LOGDIR/$v-boot.log" 2>&1; then
-		record "boot, $desc: no KVM_CAP_PVSCHED*, ioctls unknown, selftest skips" "OK"
-	else
-		record "boot, $desc: no KVM_CAP_PVSCHED*, ioctls unknown, selftest skips" \
-			"FAIL (see $LOGDIR/$v-boot.log)"
-	fi
+		[ "$rc" = 0 ] && [ -n "$plan" ] && [ "$skips" = "$plan" ]'
 done
 
 echo "==> [series-check] checkpatch.pl --strict"
