@@ -113,6 +113,7 @@ for v in nohost nokvm kvmm; do
 				grep -q "\"final\":\"pvsched_nop\"" /tmp/vm.json
 			}
 			set -x
+			insmod /lib/modules/irqbypass.ko &&
 			insmod /lib/modules/kvm.ko &&
 			insmod /lib/modules/kvm-amd.ko && vm &&
 			rmmod kvm_amd && insmod /lib/modules/kvm-amd.ko && vm &&
