@@ -1449,6 +1449,47 @@ static void boost_test_cgroup(struct __test_metadata *_metadata)
 }
 
 /*
+ * 18. A boosting driver assigned during a KVM_RUN that began while no VM
+ * had a driver (pvsched's static key off, its disable deferred by a
+ * second): the guest raised its flag and spins until it sees BOOSTED;
+ * the driver, assigned meanwhile, boosts it at its next exit (the host's
+ * tick: the worker runs on CPU 0, whose tick the debug kernel keeps).
+ */
+static void boost_test_assign_in_run(struct __test_metadata *_metadata)
+{
+	struct kvm_vcpu *vcpu;
+	struct boost_mbox *mb;
+	struct kvm_vm *vm;
+	struct worker *w;
+	cpu_set_t set;
+	bool ran;
+	int r;
+
+	vm = vm_create();
+	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
+	       sizeof(guest_boost));
+	vcpu = vcpu_add(vm);
+	mb = boost_mbox(vm);
+	w = worker_create();
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	TEST_ASSERT(!sched_setaffinity(w->tid, sizeof(set), &set),
+		    "sched_setaffinity(%d, CPU 0)", w->tid);
+	TEST_ASSERT(!area_set(vcpu, AREA_GPA, 0), "KVM_SET_PVSCHED_AREA");
+	sleep(2);	/* no VM has a driver: the static key goes off */
+	boost_start_wait(w, vcpu, PVSCHED_GUEST_BOOST, 0,
+			 PVSCHED_HOST_BOOSTED, 0);
+	usleep(100 * 1000);
+	r = pvsched_assign(vm, BOOST_DRV, NULL);
+	ran = worker_wait(w);
+	EXPECT_TRUE(!r && ran && (mb->seen & PVSCHED_HOST_BOOSTED))
+		TH_LOG("%s assigned (%s) while the guest spins in a KVM_RUN begun without a driver on the host: it sees BOOSTED (host_flags %#x)",
+		       BOOST_DRV, err_str(r), mb->seen);
+	worker_destroy(w);
+	vm_close(vm);
+}
+
+/*
  * The child of boost_test_exit(_metadata): a VMM whose vCPU thread (its only thread)
  * is boosted by its guest, with the area mapped, which then waits to be
  * killed with the VM open. Its guest memory is @memfd, shared.
@@ -1543,6 +1584,7 @@ TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 		       BOOST_KO, err_str(r), BOOST_DRV);
 	boost_test_sysctls(_metadata);
 	boost_test_unprivileged(_metadata);
+	boost_test_assign_in_run(_metadata);
 
 	vm = vm_create();
 	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
