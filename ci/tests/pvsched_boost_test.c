@@ -208,6 +208,14 @@ static bool boost_run(struct worker *w, struct kvm_vcpu *vcpu,
 	return boost_run_wait(w, vcpu, flags, prio, 0, 0);
 }
 
+/* @vm's vCPU, running guest_boost. */
+static struct kvm_vcpu *boost_vcpu_add(struct kvm_vm *vm)
+{
+	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
+	       sizeof(guest_boost));
+	return vcpu_add(vm);
+}
+
 static void diag_area_at(const struct boost_area *a)
 {
 	diag("area: version %#x host_flags %#x guest_flags %#x guest_prio %u boosted_ns %llu boosts %u throttles %u unboosts %u",
@@ -1386,9 +1394,7 @@ static void __noreturn cgroup_child(const char *dir, int fd)
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 	if (file_put(path, "0")) {
 		vm = vm_create();
-		memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
-		       sizeof(guest_boost));
-		vcpu = vcpu_add(vm);
+		vcpu = boost_vcpu_add(vm);
 		boost_mbox(vm)->flags = PVSCHED_GUEST_BOOST;
 		ok = !area_set(vcpu, AREA_GPA, 0) &&
 		     !pvsched_assign(vm, BOOST_DRV, NULL) &&
@@ -1466,9 +1472,7 @@ static void boost_test_assign_in_run(struct __test_metadata *_metadata)
 	int r;
 
 	vm = vm_create();
-	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
-	       sizeof(guest_boost));
-	vcpu = vcpu_add(vm);
+	vcpu = boost_vcpu_add(vm);
 	mb = boost_mbox(vm);
 	w = worker_create();
 	CPU_ZERO(&set);
@@ -1503,9 +1507,7 @@ static void __noreturn boost_exit_child(int memfd, int fd)
 
 	vm = __vm_create(mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE,
 			      MAP_SHARED, memfd, 0));
-	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
-	       sizeof(guest_boost));
-	vcpu = vcpu_add(vm);
+	vcpu = boost_vcpu_add(vm);
 	mb = boost_mbox(vm);
 	mb->flags = PVSCHED_GUEST_BOOST;
 	ok = !area_set(vcpu, AREA_GPA, 0) &&
@@ -1587,9 +1589,7 @@ TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 	boost_test_assign_in_run(_metadata);
 
 	vm = vm_create();
-	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
-	       sizeof(guest_boost));
-	vcpu = vcpu_add(vm);
+	vcpu = boost_vcpu_add(vm);
 	wa = worker_create();
 	wb = worker_create();
 	TEST_ASSERT(!setpriority(PRIO_PROCESS, wa->tid, BOOST_NICE),
@@ -1796,9 +1796,7 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 	unpriv_check_replace(_metadata, ran, &res, BPF_BOOST_DRV, BPF_NOFLAG_DRV);
 
 	vm = vm_create();
-	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_boost,
-	       sizeof(guest_boost));
-	vcpu = vcpu_add(vm);
+	vcpu = boost_vcpu_add(vm);
 	a = boost_area(vm);
 	w = worker_create();
 	TEST_ASSERT(!setpriority(PRIO_PROCESS, w->tid, BOOST_NICE),
