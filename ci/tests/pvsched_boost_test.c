@@ -1089,6 +1089,21 @@ static bool boost_until_boosted(struct worker *w, struct kvm_vcpu *vcpu)
 	return false;
 }
 
+/* Pin thread @tid to @cpu, or let it run anywhere if @cpu < 0. */
+static bool thread_pin(pid_t tid, int cpu)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	if (cpu >= 0)
+		CPU_SET(cpu, &set);
+	else
+		for (i = 0; i < CPU_SETSIZE; i++)
+			CPU_SET(i, &set);
+	return !sched_setaffinity(tid, sizeof(set), &set);
+}
+
 /* Enable or disable hrtimer_expire_entry; false if it cannot be. */
 static bool timer_event_enable(const char *dir, bool on)
 {
@@ -1139,6 +1154,16 @@ static void boost_test_in_guest(struct __test_metadata *_metadata,
 	if (!ok)
 		return;
 
+	/*
+	 * The sampler and the vCPU thread on different CPUs: a thread
+	 * boosted on this one would starve the sampling until its throttle.
+	 */
+	ok = thread_pin(w->tid, 1) && pin_to_cpu(0);
+	EXPECT_TRUE(ok)
+		TH_LOG("the vCPU thread pinned to CPU 1, the sampler to CPU 0: %s",
+		       strerror(errno));
+	if (!ok)
+		return;
 	boost_start_wait(w, vcpu, PVSCHED_GUEST_BOOST, 0,
 			 PVSCHED_HOST_THROTTLED, 0);
 	t = now();
@@ -1153,6 +1178,8 @@ static void boost_test_in_guest(struct __test_metadata *_metadata,
 	}
 	ran = worker_wait(w);
 	timer_event_enable(dir, false);
+	thread_pin(w->tid, -1);
+	unpin();
 	if (ran)
 		nt = trace_count(dir, BOOST_TIMER_FN);
 	EXPECT_TRUE(ran && (mb->seen & PVSCHED_HOST_THROTTLED) && fifo >= 1 &&
@@ -1232,11 +1259,8 @@ static void *vmm_spin_thread(void *arg)
 	struct vmm_spin *vs = arg;
 	struct boost_mbox *mb = boost_mbox(vs->vcpu->vm);
 	double t0, t, fifo_since = -1;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (!pin_to_cpu(0))
 		diag("sched_setaffinity(CPU 0): %s", strerror(errno));
 	mb->flags = PVSCHED_GUEST_BOOST;
 	mb->prio = 0;
@@ -1467,7 +1491,6 @@ static void boost_test_assign_in_run(struct __test_metadata *_metadata)
 	struct boost_mbox *mb;
 	struct kvm_vm *vm;
 	struct worker *w;
-	cpu_set_t set;
 	bool ran;
 	int r;
 
@@ -1475,10 +1498,8 @@ static void boost_test_assign_in_run(struct __test_metadata *_metadata)
 	vcpu = boost_vcpu_add(vm);
 	mb = boost_mbox(vm);
 	w = worker_create();
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	TEST_ASSERT(!sched_setaffinity(w->tid, sizeof(set), &set),
-		    "sched_setaffinity(%d, CPU 0)", w->tid);
+	TEST_ASSERT(thread_pin(w->tid, 0), "sched_setaffinity(%d, CPU 0)",
+		    w->tid);
 	TEST_ASSERT(!area_set(vcpu, AREA_GPA, 0), "KVM_SET_PVSCHED_AREA");
 	sleep(2);	/* no VM has a driver: the static key goes off */
 	boost_start_wait(w, vcpu, PVSCHED_GUEST_BOOST, 0,
