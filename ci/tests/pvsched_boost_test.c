@@ -1514,6 +1514,103 @@ static void boost_test_assign_in_run(struct __test_metadata *_metadata)
 	vm_close(vm);
 }
 
+#define RESET_PATTERN	0xa5a5a5a5U
+#define RESET_PAGE_SIZE	4096
+
+/*
+ * Latch an INIT for @vcpu, as another vCPU's INIT IPI would (the in-kernel
+ * local APIC), and have KVM take it at once: KVM_GET_MP_STATE accepts the
+ * APIC's pending events, which resets the vCPU.
+ */
+static bool vcpu_init_signal(struct kvm_vcpu *vcpu)
+{
+	struct kvm_vcpu_events ev;
+	struct kvm_mp_state mp;
+
+	if (__vcpu_ioctl(vcpu, KVM_GET_VCPU_EVENTS, &ev))
+		return false;
+	ev.flags |= KVM_VCPUEVENT_VALID_SMM;
+	ev.smi.latched_init = 1;
+	return !__vcpu_ioctl(vcpu, KVM_SET_VCPU_EVENTS, &ev) &&
+	       !__vcpu_ioctl(vcpu, KVM_GET_MP_STATE, &mp) &&
+	       !__vcpu_ioctl(vcpu, KVM_GET_VCPU_EVENTS, &ev) &&
+	       !ev.smi.latched_init;
+}
+
+/*
+ * 18. A reset forgets the area: a vCPU of a VM with an in-kernel APIC,
+ * boosted, gets an INIT; the VMM puts it at its code again and fills the
+ * area's page with a pattern, which the guest writes into guest_flags and
+ * guest_prio itself; after runs over more than a window, the page still
+ * holds only the pattern and the thread has its own policy: the host wrote
+ * nothing, and the boost ended. Registered again, the area works.
+ * (Before, the area stayed registered across the reset, and the host
+ * wrote its flags and counters into a page the guest's next kernel owns.)
+ */
+static void boost_test_reset(struct __test_metadata *_metadata)
+{
+	uint8_t *page, want[RESET_PAGE_SIZE];
+	struct boost_area *a;
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	struct worker *w;
+	int i, r, ran = 0;
+	bool ok;
+
+	vm = vm_create();
+	r = __vm_ioctl(vm, KVM_CREATE_IRQCHIP, 0);
+	vcpu = boost_vcpu_add(vm);
+	w = worker_create();
+	a = boost_area(vm);
+	page = (uint8_t *)a;
+	ok = !r && !area_set(vcpu, AREA_GPA, 0) &&
+	     !pvsched_assign(vm, BOOST_DRV, NULL) &&
+	     boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE) &&
+	     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+	     thread_boosted(vcpu, w->tid);
+	EXPECT_TRUE(ok)
+		TH_LOG("a VM with an in-kernel APIC (%s), the area registered, %s assigned: the guest's flag up, BOOSTED",
+		       err_str(r), BOOST_DRV);
+	if (!ok)
+		goto out;
+
+	ok = vcpu_init_signal(vcpu);
+	EXPECT_TRUE(ok)
+		TH_LOG("an INIT latched with KVM_SET_VCPU_EVENTS, taken by KVM_GET_MP_STATE: %s",
+		       strerror(errno));
+	if (!ok)
+		goto out;
+	vcpu_regs_start(vcpu);
+	memset(want, RESET_PATTERN & 0xff, sizeof(want));
+	memcpy(page, want, sizeof(want));
+	for (i = 0; i < 5; i++) {
+		if (!boost_run(w, vcpu, RESET_PATTERN, RESET_PATTERN))
+			break;
+		ran++;
+		usleep(BOOST_WINDOW_MS * 1000 / 2);
+	}
+	for (i = 0; i < RESET_PAGE_SIZE && page[i] == want[i]; i++)
+		;
+	EXPECT_TRUE(ran == 5 && i == RESET_PAGE_SIZE)
+		TH_LOG("reset; the page filled with %#x, which the guest writes as its flags and prio: after %d of 5 runs, %s",
+		       RESET_PATTERN, ran, i == RESET_PAGE_SIZE ? "the pattern is whole" :
+		       "the host wrote into it");
+	if (i < RESET_PAGE_SIZE)
+		diag("first byte changed at offset %d: %#x", i, page[i]);
+	EXPECT_TRUE(thread_policy_is(w->tid, SCHED_OTHER))
+		TH_LOG("the boost ended with the reset: the thread is SCHED_OTHER");
+
+	EXPECT_TRUE(!area_set(vcpu, AREA_GPA, 0) &&
+		    a->version == PVSCHED_AREA_VERSION &&
+		    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_boosted(vcpu, w->tid))
+		TH_LOG("the area registered again: version %#x, the flag up, BOOSTED",
+		       a->version);
+out:
+	worker_destroy(w);
+	vm_close(vm);
+}
+
 /*
  * The child of boost_test_exit(_metadata): a VMM whose vCPU thread (its only thread)
  * is boosted by its guest, with the area mapped, which then waits to be
@@ -1608,6 +1705,7 @@ TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 	boost_test_sysctls(_metadata);
 	boost_test_unprivileged(_metadata);
 	boost_test_assign_in_run(_metadata);
+	boost_test_reset(_metadata);
 
 	vm = vm_create();
 	vcpu = boost_vcpu_add(vm);

@@ -290,11 +290,29 @@ struct kvm_vm *vm_create(void)
 				-1, 0));
 }
 
-/* A vCPU in real mode at GUEST_CODE_GPA with al = 0. */
-struct kvm_vcpu *vcpu_add(struct kvm_vm *vm)
+/*
+ * Put @vcpu in real mode at GUEST_CODE_GPA with al = 0 (and bl, the
+ * guest's counter of OUTs): its next OUT writes 0.
+ */
+void vcpu_regs_start(struct kvm_vcpu *vcpu)
 {
 	struct kvm_sregs sregs;
 	struct kvm_regs regs;
+
+	vcpu_ioctl(vcpu, KVM_GET_SREGS, &sregs);
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	vcpu_ioctl(vcpu, KVM_SET_SREGS, &sregs);
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = GUEST_CODE_GPA;
+	regs.rflags = 0x2;
+	vcpu_ioctl(vcpu, KVM_SET_REGS, &regs);
+	vcpu->next_out = 0;
+}
+
+/* A vCPU in real mode at GUEST_CODE_GPA with al = 0. */
+struct kvm_vcpu *vcpu_add(struct kvm_vm *vm)
+{
 	struct kvm_vcpu *vcpu;
 
 	TEST_ASSERT(vm->nr_vcpus < MAX_VCPUS, "too many vCPUs");
@@ -306,15 +324,7 @@ struct kvm_vcpu *vcpu_add(struct kvm_vm *vm)
 	vcpu->run = mmap(NULL, kvm_run_size, PROT_READ | PROT_WRITE,
 			 MAP_SHARED, vcpu->fd, 0);
 	TEST_ASSERT(vcpu->run != MAP_FAILED, "mmap struct kvm_run");
-
-	vcpu_ioctl(vcpu, KVM_GET_SREGS, &sregs);
-	sregs.cs.base = 0;
-	sregs.cs.selector = 0;
-	vcpu_ioctl(vcpu, KVM_SET_SREGS, &sregs);
-	memset(&regs, 0, sizeof(regs));
-	regs.rip = GUEST_CODE_GPA;
-	regs.rflags = 0x2;
-	vcpu_ioctl(vcpu, KVM_SET_REGS, &regs);
+	vcpu_regs_start(vcpu);
 
 	vm->vcpus[vm->nr_vcpus++] = vcpu;
 	return vcpu;

@@ -188,6 +188,7 @@ void kvm_init(void);
 struct kvm_vm *__vm_create(void *mem);
 struct kvm_vm *vm_create(void);
 struct kvm_vcpu *vcpu_add(struct kvm_vm *vm);
+void vcpu_regs_start(struct kvm_vcpu *vcpu);
 void vcpu_kick(struct kvm_vcpu *vcpu, pthread_t thread);
 bool vcpu_run(struct kvm_vcpu *vcpu);
 void vcpu_bad_exit(struct kvm_vcpu *vcpu, const char *what);
