@@ -1514,6 +1514,77 @@ static void boost_test_assign_in_run(struct __test_metadata *_metadata)
 	vm_close(vm);
 }
 
+/* KVM_GET_DIRTY_LOG of slot 0 (GUEST_MEM_SIZE: 16 pages), or ~0 on error. */
+static uint64_t dirty_log_get(struct kvm_vm *vm)
+{
+	uint64_t bitmap = 0;
+	struct kvm_dirty_log log = { .slot = 0, .dirty_bitmap = &bitmap };
+
+	_Static_assert(GUEST_MEM_SIZE / 4096 <= 64, "one word of bitmap");
+	if (__vm_ioctl(vm, KVM_GET_DIRTY_LOG, &log))
+		return ~0ULL;
+	return bitmap;
+}
+
+/*
+ * 19. KVM's writes to the area are in the dirty log: slot 0 logged, the
+ * guest's flag raised by the VMM (the guest's code writes no memory), the
+ * log read once to clear it; after the KVM_RUN that boosts the vCPU and
+ * the next, the area's page is dirty and no other page is. (Before, KVM
+ * wrote the host fields without marking the page: a migrating VMM missed
+ * them.)
+ */
+static void boost_test_dirty_log(struct __test_metadata *_metadata)
+{
+	struct kvm_userspace_memory_region region = {
+		.slot = 0,
+		.flags = KVM_MEM_LOG_DIRTY_PAGES,
+		.guest_phys_addr = 0,
+		.memory_size = GUEST_MEM_SIZE,
+	};
+	uint64_t want = 1ULL << (AREA_GPA / 4096), log;
+	struct boost_area *a;
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	struct worker *w;
+	bool ok;
+
+	vm = vm_create();
+	region.userspace_addr = (uintptr_t)vm->mem;
+	vcpu = vcpu_add(vm);
+	w = worker_create();
+	a = boost_area(vm);
+	ok = !__vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region) &&
+	     !area_set(vcpu, AREA_GPA, 0) &&
+	     !pvsched_assign(vm, BOOST_DRV, NULL) &&
+	     boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE) &&
+	     worker_run(w, vcpu, 1) && dirty_log_get(vm) != ~0ULL;
+	EXPECT_TRUE(ok)
+		TH_LOG("slot 0 with KVM_MEM_LOG_DIRTY_PAGES, the area registered, %s assigned, a run, the log read and cleared",
+		       BOOST_DRV);
+	if (!ok)
+		goto out;
+
+	/*
+	 * The boost starts as KVM_RUN returns, where KVM cannot mark the
+	 * page: the vCPU does when it next enters the guest.
+	 */
+	a->guest_flags = PVSCHED_GUEST_BOOST;
+	ok = worker_run(w, vcpu, 2) && (a->host_flags & PVSCHED_HOST_BOOSTED);
+	log = dirty_log_get(vm);
+	EXPECT_TRUE(ok && log == want)
+		TH_LOG("the flag up, two runs: BOOSTED (host_flags %#x); dirty pages %#llx, want only the area's, %#llx",
+		       a->host_flags, (unsigned long long)log,
+		       (unsigned long long)want);
+	a->guest_flags = 0;
+	EXPECT_TRUE(worker_run(w, vcpu, 2) && !a->host_flags &&
+		    (dirty_log_get(vm) & want))
+		TH_LOG("the flag down, two runs: not boosted, the area's page dirty again");
+out:
+	worker_destroy(w);
+	vm_close(vm);
+}
+
 #define RESET_PATTERN	0xa5a5a5a5U
 #define RESET_PAGE_SIZE	4096
 
@@ -1706,6 +1777,7 @@ TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 	boost_test_unprivileged(_metadata);
 	boost_test_assign_in_run(_metadata);
 	boost_test_reset(_metadata);
+	boost_test_dirty_log(_metadata);
 
 	vm = vm_create();
 	vcpu = boost_vcpu_add(vm);

@@ -576,7 +576,7 @@ TEST_F_TIMEOUT(counts, intr_exact, TEST_SECONDS)
  * The vCPU's shared area (KVM_SET_PVSCHED_AREA): refused addresses, the
  * header KVM writes, the area passed to the driver (the strict driver reads
  * guest_prio from it on every callback) and followed across memslot
- * changes.
+ * changes and the page's invalidation.
  */
 #define AREA_SLOT_GPA		0x200000UL	/* slot 2, deleted and re-added */
 
@@ -627,7 +627,7 @@ static void *page_new(uint32_t guest_prio)
 
 TEST_F_TIMEOUT(counts, area, TEST_SECONDS)
 {
-	void *page1, *page2;
+	void *page1, *page2, *scratch;
 	struct kvm_vcpu *v0, *v1;
 	long area, noarea;
 	struct kvm_vm *vm;
@@ -689,6 +689,33 @@ TEST_F_TIMEOUT(counts, area, TEST_SECONDS)
 	EXPECT_TRUE(vcpu_run_n(v0, 10) && strict_get("area") >= area + 20 &&
 		    strict_get("guest_prio") == 0x9abc)
 		TH_LOG("memory back at that address: the area follows it");
+	/*
+	 * The page itself goes, unmapped under the memslot and replaced
+	 * (KVM reads the area between VM entry and exit through a mapping it
+	 * keeps without a lock): the MMU notifier must take that mapping
+	 * away before the page is freed, and the next entry maps the page
+	 * that replaces it.
+	 */
+	TEST_ASSERT(pin_to_cpu(0), "pin the test to CPU 0");
+	TEST_ASSERT(!munmap(page2, getpagesize()) &&
+		    mmap(page2, getpagesize(), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == page2,
+		    "a new page at the area's address");
+	/*
+	 * The freed page is the next this CPU allocates: give it to another
+	 * mapping, with other contents, before the area's page is new.
+	 */
+	scratch = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	TEST_ASSERT(scratch != MAP_FAILED, "mmap");
+	memset(scratch, 0x11, getpagesize());
+	*area_u32(page2, AREA_GUEST_PRIO_OFF) = 0xdef0;
+	unpin();
+	area = strict_get("area");
+	EXPECT_TRUE(vcpu_run_n(v0, 10) && strict_get("area") >= area + 20 &&
+		    strict_get("guest_prio") == 0xdef0)
+		TH_LOG("its page replaced and written: the driver reads the new page (guest_prio %#lx, want 0xdef0)",
+		       strict_get("guest_prio"));
 
 	EXPECT_TRUE(strict_clean(false))
 		TH_LOG("%s: no stray or unpaired callback", STRICT_DRV);
@@ -696,6 +723,7 @@ TEST_F_TIMEOUT(counts, area, TEST_SECONDS)
 	vm_close(vm);
 	munmap(page1, getpagesize());
 	munmap(page2, getpagesize());
+	munmap(scratch, getpagesize());
 	EXPECT_EQ(0, test_drv_unload())
 		TH_LOG("%s unloads", TEST_DRV_MOD);
 }

@@ -2,8 +2,8 @@
 /*
  * bpf_pvsched_boost: the policy of the pvsched_boost module as a BPF
  * driver. On every VM exit, halt, interrupt injection and wake-up it reads
- * the vCPU's shared area, which the verifier types and bounds-checks and
- * which may be NULL, and asks the pvsched core for a boost of the vCPU
+ * the snapshot KVM takes of the vCPU's shared area, which the verifier
+ * types and bounds-checks and which may be NULL, and asks the pvsched core for a boost of the vCPU
  * task while the guest flags a latency-critical section or runs a
  * real-time task, or to take an interrupt (PVSCHED_GUEST_BOOST_IRQ), for
  * its end otherwise (pvsched_boost_policy.h). The core applies it within its bounds, and
@@ -17,13 +17,13 @@
 char _license[] SEC("license") = "GPL";
 
 SEC("struct_ops/pvsched_boost_notify_event")
-void BPF_PROG(pvsched_boost_notify_event, struct pvsched_vcpu_area *area,
+void BPF_PROG(pvsched_boost_notify_event, const struct pvsched_vcpu_snapshot *snap,
 	      struct pid *pid, __u32 event)
 {
-	/* No area this time: no news, keep what was asked. */
-	if (!area)
+	/* No snapshot this time: no news, keep what was asked. */
+	if (!snap)
 		return;
-	boost_apply(area, pid, event);
+	boost_apply(snap, pid, event);
 }
 
 SEC(".struct_ops")

@@ -31,14 +31,14 @@ enum boost_want {
  * off the vCPU thread, ends no boost.
  */
 static __always_inline enum boost_want
-boost_wanted(struct pvsched_vcpu_area *area, __u32 event)
+boost_wanted(const struct pvsched_vcpu_snapshot *snap, __u32 event)
 {
 	__u32 flags, prio;
 
-	if (area->version != PVSCHED_AREA_VERSION)
+	if (snap->version != PVSCHED_AREA_VERSION)
 		return BOOST_NO;
-	flags = area->guest_flags;
-	prio = area->guest_prio;
+	flags = snap->guest_flags;
+	prio = snap->guest_prio;
 	if ((flags & PVSCHED_GUEST_BOOST) || (prio >= 1 && prio <= 99))
 		return BOOST_YES;
 	if (event == PVSCHED_VCPU_WAKEUP)
@@ -49,10 +49,10 @@ boost_wanted(struct pvsched_vcpu_area *area, __u32 event)
 }
 
 /* Ask the pvsched core for what boost_wanted() says. */
-static __always_inline void boost_apply(struct pvsched_vcpu_area *area,
+static __always_inline void boost_apply(const struct pvsched_vcpu_snapshot *snap,
 					struct pid *pid, __u32 event)
 {
-	switch (boost_wanted(area, event)) {
+	switch (boost_wanted(snap, event)) {
 	case BOOST_YES:
 		bpf_pvsched_vcpu_boost(pid);
 		break;

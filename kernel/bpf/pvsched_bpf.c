@@ -508,7 +508,7 @@ static const struct {
 	{ "boost-unchecked", load_boost_unchecked, true,
 	  "reads the area without a NULL test: refused by the kernel" },
 	{ "boost-write", load_boost_write, true,
-	  "writes the area's host_flags: refused by the kernel" },
+	  "writes the area's snapshot: refused by the kernel" },
 };
 
 static int cmd_load(const char *which)

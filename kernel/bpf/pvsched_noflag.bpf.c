@@ -26,16 +26,16 @@ struct {
 } results SEC(".maps");
 
 SEC("struct_ops/pvsched_noflag_notify_event")
-void BPF_PROG(pvsched_noflag_notify_event, struct pvsched_vcpu_area *area,
+void BPF_PROG(pvsched_noflag_notify_event, const struct pvsched_vcpu_snapshot *snap,
 	      struct pid *pid, __u32 event)
 {
 	struct pvsched_bpf_noflag_results *r;
 	__u32 zero = 0;
 	int ret;
 
-	if (!area)
+	if (!snap)
 		return;
-	if (boost_wanted(area, event) == BOOST_YES)
+	if (boost_wanted(snap, event) == BOOST_YES)
 		ret = bpf_pvsched_vcpu_boost(pid);
 	else
 		ret = bpf_pvsched_vcpu_unboost(pid);

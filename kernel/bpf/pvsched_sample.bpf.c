@@ -28,7 +28,7 @@ void BPF_PROG(pvsched_vcpu_unreg, struct pid *pid)
 }
 
 SEC("struct_ops/pvsched_vcpu_notify_event")
-void BPF_PROG(pvsched_vcpu_notify_event, struct pvsched_vcpu_area *area,
+void BPF_PROG(pvsched_vcpu_notify_event, const struct pvsched_vcpu_snapshot *snap,
 	      struct pid *pid,
 	      __u32 event)
 {

@@ -21,7 +21,7 @@
  *               double register, an unregister of an unknown task or of one
  *               in guest mode, and tasks left registered at unload. Counts
  *               (WAKEUPs apart, as they come from any context, and what it
- *               last read from a vCPU's shared area, which it reads on
+ *               last read of a vCPU's shared area, in the snapshot of
  *               every callback that has one) in debugfs
  *               pvsched_test_strict; the first error also WARNs,
  *               so that a test that misses it still fails on the kernel log.
@@ -51,8 +51,8 @@ static unsigned int registered;
 module_param(registered, uint, 0444);
 MODULE_PARM_DESC(registered, "drivers registered by kind=many");
 
-static void test_drv_notify(struct pvsched_vcpu_area *area, struct pid *pid,
-			    u32 event)
+static void test_drv_notify(const struct pvsched_vcpu_snapshot *snap,
+			    struct pid *pid, u32 event)
 {
 }
 
@@ -194,8 +194,8 @@ static void strict_unregister(struct pid *pid)
 	strict_maybe_sleep();
 }
 
-static void strict_notify(struct pvsched_vcpu_area *area, struct pid *pid,
-			  u32 event)
+static void strict_notify(const struct pvsched_vcpu_snapshot *snap,
+			  struct pid *pid, u32 event)
 {
 	enum strict_stat err = ST_NR;
 	struct strict_task *t;
@@ -223,10 +223,10 @@ static void strict_notify(struct pvsched_vcpu_area *area, struct pid *pid,
 		if (in_hardirq())
 			atomic_long_inc(&strict_stats[ST_WAKEUP_IRQ]);
 	}
-	if (area) {
-		/* Guest memory: any value, read once (KASAN checks the map). */
-		WRITE_ONCE(strict_guest_prio, READ_ONCE(area->guest_prio));
-		WRITE_ONCE(strict_area_version, READ_ONCE(area->version));
+	if (snap) {
+		/* What the guest wrote: any value. */
+		WRITE_ONCE(strict_guest_prio, snap->guest_prio);
+		WRITE_ONCE(strict_area_version, snap->version);
 		atomic_long_inc(&strict_stats[ST_AREA]);
 	} else {
 		atomic_long_inc(&strict_stats[ST_NOAREA]);
