@@ -364,7 +364,7 @@ for k in main debug; do
 	check_console "vm-$k" "$log"
 done
 
-# The KVM fix of patch 19 on every boot, not only on the boots whose first
+# The KVM fix of patch 3 on every boot, not only on the boots whose first
 # TSC calibration happens to be off: the main kernel again, its first
 # calibration given as 0.5% below the rate the main suite's boot refined
 # (tsc_early_khz=). Built-in KVM takes that rate as the VMs' default
@@ -373,7 +373,7 @@ done
 # vCPUs with a TSC multiplier of 0: KVM's view of the guest's TSC stood
 # still, and a TSC-deadline timer never fired (minivmm_test's latency
 # payload hung on such boots). kvm_tsc_test fails there without the fix.
-echo "==> [check] a new vCPU's TSC after the host's calibration moved (patch 19)"
+echo "==> [check] a new vCPU's TSC after the host's calibration moved (patch 3)"
 log=$RESULTS/vm-tsc.log
 refined=$(sed -n 's/.*Refined TSC clocksource calibration: \([0-9]*\)\.\([0-9]\{3\}\) MHz.*/\1\2/p' \
 	"$RESULTS/vm-main.log" | head -n 1)
