@@ -250,6 +250,43 @@ check_vm_tap() {
 	fi
 }
 
+# check_inventory NAME [INVENTORY]: the suite VM NAME (its results in
+# $RESULTS/NAME, from check_vm_tap) ran every program that INVENTORY
+# (ci/tests/inventory) lists, each with as many results as it says, and
+# no other.
+check_inventory() {
+	local name=$1 inv=${2:-ci/tests/inventory} dir=$RESULTS/$1
+	local prog want plan f
+	local -A listed=()
+
+	while read -r prog want; do
+		[[ -z $prog || $prog == \#* ]] && continue
+		listed[$prog]=1
+		f=$dir/$prog.tap
+		if [ ! -f "$f" ]; then
+			fail "$name: $prog did not run ($inv lists it)"
+			continue
+		fi
+		plan=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$f" | head -n 1)
+		if [ "$plan" != "$want" ]; then
+			fail "$name/$prog: plan 1..${plan:-none}, $inv says $want tests"
+		fi
+	done < "$inv"
+	for f in "$dir"/*.tap; do
+		[ -f "$f" ] || continue
+		prog=$(basename "$f" .tap)
+		if [ -z "${listed[$prog]:-}" ]; then
+			fail "$name/$prog: ran, but $inv does not list it"
+		fi
+	done
+}
+
+# The inventory check on a suite stream LOG, for control 5.
+inventory_control() {
+	check_vm_tap control-inventory control "$1" 0
+	check_inventory control-inventory
+}
+
 # control N DESC WANT... -- CMD...: a negative control. CMD runs with
 # totals of its own; it must fail and print a "check: " line that matches
 # each WANT (an extended regex).
@@ -304,7 +341,7 @@ controls() {
 
 	{
 		echo "TAP version 13"
-		echo "1..4"
+		echo "1..5"
 		control 1 "a host test that crashes half-way" \
 			'host-control: exited with status 139 ' \
 			'host-control: plan 1\.\.3 but 2 results' \
@@ -321,6 +358,16 @@ controls() {
 		control 4 "a dmesg dump that does not reach back to the boot banner" \
 			'control-wrapped: .*does not reach back to the boot banner' \
 			-- check_console control-wrapped "$dir/wrapped.log"
+		# A suite stream whose first program lost all but one test and
+		# whose other programs did not run, and one program too many.
+		printf '%s\n' 'TAP version 13' '1..2' '    1..1' '    ok 1 t' \
+			'ok 1 kvm_pvsched_test' '    1..1' '    ok 1 t' \
+			'ok 2 ctl_extra_test' > "$dir/short.log"
+		control 5 "a suite run without a test or a program of the inventory" \
+			'control-inventory/kvm_pvsched_test: plan 1\.\.1, ci/tests/inventory says 15 tests' \
+			'control-inventory: pvsched_boost_test did not run' \
+			'control-inventory/ctl_extra_test: ran, but ci/tests/inventory does not list it' \
+			-- inventory_control "$dir/short.log"
 	} | tee "$RESULTS/controls.tap"
 	check_tap controls control "$RESULTS/controls.tap"
 }
@@ -387,6 +434,7 @@ for k in main debug; do
 		/tests/run-suite.sh
 	rc=$?
 	check_vm_tap "vm-$k" "$k" "$log" "$rc"
+	check_inventory "vm-$k"
 	check_console "vm-$k" "$log"
 done
 
