@@ -89,7 +89,8 @@ run() {
 # run_bounded ARG...: run, killed after RUN_LIMIT seconds (a non-zero
 # status, a failed check) instead of holding up the rest of the suite, as
 # latency payload runs did before its handler resumed past a hlt that an
-# interrupt in the sti shadow preempted (see README).
+# interrupt in the sti shadow preempted (see docs/benchmarks.md, "Runs
+# that never ended").
 RUN_LIMIT=120
 run_bounded() {
 	timeout -s KILL $RUN_LIMIT minivmm "$@" > "$OUT" 2> "$ERR"
@@ -536,10 +537,11 @@ check "pvsched_test_drv unloads (rmmod)" [ $rc -eq 0 ]
 # bpf_pvsched_count: the same checks. Its counts are per thread id since
 # the loader's last reset, so reset them before the exact run: then they
 # are this run's whatever thread ids the vCPUs get.
-pvsched-bpf load count > "$OUT" 2> "$ERR" ||
-	grep -qw bpf_pvsched_count /proc/sys/kernel/pvsched_available_drivers
+pvsched-bpf load count > "$OUT" 2> "$ERR"
 rc=$?
-check "bpf_pvsched_count is registered (pvsched-bpf load count)" [ $rc -eq 0 ]
+check "pvsched-bpf load count: status 0, bpf_pvsched_count registered" \
+	eval '[ $rc -eq 0 ] &&
+	      grep -qw bpf_pvsched_count /proc/sys/kernel/pvsched_available_drivers'
 # Loading it again fails, saying so, and leaves the loaded driver's maps
 # pinned: its counts stay readable.
 pvsched-bpf load count > "$OUT" 2> "$ERR"
@@ -704,11 +706,9 @@ check "pvsched_boost, no --boost-irq, halted vCPUs: never boosted" \
 # the widest bounds, as that is the driver's policy); with --vcpu-fifo
 # the vCPU thread is SCHED_FIFO (root may).
 run_bounded --pvsched= --payload=latency --iterations=$LAT_SAMPLES --json
-check "latency payload: $LAT_SAMPLES samples, min <= p50 <= p99 <= p99.9 <= max, tsc_khz" \
+check "latency payload: $LAT_SAMPLES samples, all in the histogram, tsc_khz" \
 	rc_json 0 '.tsc_khz > 0 and .vcpus == 1 and (.vcpu | length) == 1 and
 		   (.vcpu[0].latency | .samples == $n and
-		    .min_ns <= .p50_ns and .p50_ns <= .p99_ns and
-		    .p99_ns <= .p999_ns and .p999_ns <= .max_ns and
 		    ([.hist[][1]] | add) == $n)' --argjson n $LAT_SAMPLES
 unbounded run_bounded --pvsched=pvsched_boost --payload=latency \
 	--boost=wait --iterations=$LAT_SAMPLES --json
@@ -719,11 +719,30 @@ check "latency payload, pvsched_boost, --boost=wait: the handler finds the vCPU 
 		   .vcpu[0].latency.boost_seen * 2 >= $n and
 		   .vcpu[0].pvsched_area.boosts * 2 >= $n' \
 		--argjson n $LAT_SAMPLES
-run_bounded --pvsched= --payload=latency --vcpu-fifo=1 --iterations=$LAT_SAMPLES \
-	--json
-check "latency payload, --vcpu-fifo=1: runs with SCHED_FIFO vCPU threads" \
-	rc_json 0 '.vcpu_fifo == 1 and .vcpu[0].latency.samples == $n' \
-		--argjson n $LAT_SAMPLES
+# --vcpu-fifo: the policy of the vCPU threads as the kernel has it, read
+# from /proc while they run (stat's fields 40 and 41: the real-time
+# priority and the policy, SCHED_FIFO is 1), for the thread ids that the
+# report gives; not minivmm's echo of its option.
+minivmm --pvsched= --payload=latency --vcpu-fifo=1 --seconds=2 --json \
+	> "$OUT" 2> "$ERR" &
+mpid=$!
+(sleep $RUN_LIMIT; kill -9 $mpid 2> /dev/null) &
+wdog=$!
+sleep 1
+for f in /proc/$mpid/task/*/stat; do
+	cut -d' ' -f1,40,41 "$f"
+done > /tmp/minivmm.sched 2> /dev/null
+wait $mpid
+rc=$?
+kill $wdog 2> /dev/null
+fifo_ok() {
+	tids=$(jq -r '.vcpu[].tid' "$OUT") && [ -n "$tids" ] || return 1
+	for t in $tids; do
+		grep -qx "$t 1 1" /tmp/minivmm.sched || return 1
+	done
+}
+check "latency payload, --vcpu-fifo=1: the vCPU thread is SCHED_FIFO 1 (/proc)" \
+	eval '[ $rc -eq 0 ] && fifo_ok'
 
 # A preempted vCPU: the guest spins with interrupts on, its thread shares
 # CPU $IRQ_CPU with a busy loop, and a tick that finds the thread
@@ -747,10 +766,11 @@ check "pvsched_boost, no --boost-irq, a spinning vCPU behind a busy loop: never 
 hog_stop
 
 # The BPF driver, same policy: its kfunc runs in the timer's interrupt.
-pvsched-bpf load boost > "$OUT" 2> "$ERR" ||
-	grep -qw bpf_pvsched_boost /proc/sys/kernel/pvsched_available_drivers
+pvsched-bpf load boost > "$OUT" 2> "$ERR"
 rc=$?
-check "bpf_pvsched_boost is registered (pvsched-bpf load boost)" [ $rc -eq 0 ]
+check "pvsched-bpf load boost: status 0, bpf_pvsched_boost registered" \
+	eval '[ $rc -eq 0 ] &&
+	      grep -qw bpf_pvsched_boost /proc/sys/kernel/pvsched_available_drivers'
 unbounded run_exact --pvsched=bpf_pvsched_boost --vcpus=2 --payload=irq \
 	--boost-irq --period-us=$IRQ_HALT_PERIOD_US --iterations=$IRQ_TICKS \
 	--json
