@@ -40,9 +40,10 @@ cover_tail() {
 	rm -rf "$tmp"
 }
 
-# The committed cover letter's own tail: from its shortlog line on.
+# The committed cover letter's own tail: from its shortlog's first author
+# line ("NAME (N):") on.
 committed_tail() {
-	sed -n '/^pvsched developers ([0-9]*):$/,$p' "$COVER"
+	sed -n '/^[A-Za-z].* ([0-9]*):$/,$p' "$COVER"
 }
 
 # Fill kernel/cover-letter.txt's @KEYS@ from the JSON results.
@@ -135,7 +136,10 @@ cmd_write() {
 	tmp=$(mktemp -d)
 	git -C "$tree" format-patch -q -o "$tmp" pristine..HEAD
 	{
-		sed -n '1,/^Subject:/p' "$(ls "$tmp"/0001-*.patch)" | sed '$d' |
+		# The headers of the last patch, ours: the first may be a
+		# backport under its upstream author.
+		sed -n '1,/^Subject:/p' "$(ls "$tmp"/[0-9][0-9][0-9][0-9]-*.patch | tail -n 1)" |
+			sed '$d' |
 			sed '1s/^From [0-9a-f]*/From 0000000000000000000000000000000000000000/'
 		cover_body "$nr"
 		echo
