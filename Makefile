@@ -71,7 +71,11 @@ vmm: deps
 # programs use the kernel tree's kselftest_harness.h.
 tests: kernel-tree
 	@$(MAKE) -s --no-print-directory -C ci/tests OUT=$(BUILD)/tests
-	@cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh $(BUILD)/tests/
+	@cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh \
+		ci/tests/minivmm_linux_test.sh $(BUILD)/tests/
+	@$(MAKE) -s --no-print-directory -C vmm linux-guest
+	@mkdir -p $(BUILD)/tests/linux
+	@cp vmm/tests/linux-guest/initrd.cpio $(BUILD)/tests/linux/
 
 test-modules: kernel debug
 	@ci/test-module.sh $(BUILD) $(BUILD)/obj/main
@@ -89,6 +93,7 @@ demo: initramfs
 	@ci/demo.sh
 
 shell: initramfs
+	@$(MAKE) -s --no-print-directory -C vmm linux-guest
 	@ci/shell.sh
 
 bench: kernel base bpf vmm

@@ -67,7 +67,8 @@ fi
 if [ -n "$SUITE" ]; then
 	for t in kvm_pvsched_test kvm_tsc_test pvsched_registry_test pvsched_counts_test \
 		 pvsched_lifetime_test pvsched_race_test pvsched_boost_test \
-		 run-suite.sh minivmm_test.sh; do
+		 run-suite.sh minivmm_test.sh minivmm_linux_test.sh \
+		 linux/initrd.cpio; do
 		need "$BUILD/tests/$t" "ci/check.sh builds the suite"
 	done
 	need "$KOUT/modules/pvsched_test_drv.ko" "ci/check.sh builds ci/modules"

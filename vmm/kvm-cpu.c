@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "kvm-cpu.h"
+#include "linux.h"
 #include "util.h"
 #include "x86.h"
 
@@ -124,7 +125,9 @@ void kvm_cpu__read_pvsched_area(struct kvm_cpu *cpu)
 
 /*
  * KVM's supported CPUID, with this vCPU's APIC ID, and the TSC-deadline
- * timer if the VMM wants it (see kvm__has_tsc_deadline()).
+ * timer if the VMM wants it (see kvm__has_tsc_deadline()). A Linux guest
+ * also learns that it runs on a hypervisor, so that it looks for KVM's
+ * leaves (kvmclock, the PV features).
  */
 static int kvm_cpu__setup_cpuid(struct kvm_cpu *cpu)
 {
@@ -146,6 +149,9 @@ static int kvm_cpu__setup_cpuid(struct kvm_cpu *cpu)
 		if (e->function == CPUID_LEAF_FEATURES &&
 		    cpu->kvm->tsc_deadline)
 			e->ecx |= CPUID_1_ECX_TSC_DEADLINE;
+		if (e->function == CPUID_LEAF_FEATURES &&
+		    cpu->kvm->linux_guest)
+			e->ecx |= CPUID_1_ECX_HYPERVISOR;
 		if (e->function == 0xb || e->function == 0x1f)
 			e->edx = cpu->id;	/* x2APIC ID */
 	}
@@ -154,19 +160,24 @@ static int kvm_cpu__setup_cpuid(struct kvm_cpu *cpu)
 	return ret;
 }
 
-/* Long mode, paging on, flat segments from our GDT. */
+/*
+ * Long mode, paging on, flat segments from our GDT: the payloads' selectors,
+ * or __BOOT_CS and __BOOT_DS of the boot protocol's 64-bit entry.
+ */
 static int kvm_cpu__setup_sregs(struct kvm_cpu *cpu)
 {
+	bool linux_guest = cpu->kvm->linux_guest;
 	struct kvm_segment code = {
 		.base = 0, .limit = 0xffffffff,
-		.selector = MINIVMM_CODE_SEL, .type = SEG_TYPE_CODE,
+		.selector = linux_guest ? LINUX_BOOT_CS : MINIVMM_CODE_SEL,
+		.type = SEG_TYPE_CODE,
 		.present = 1, .dpl = 0, .db = 0, .s = 1, .l = 1, .g = 1,
 	};
 	struct kvm_segment data = code;
 	struct kvm_sregs sregs;
 	int ret;
 
-	data.selector = MINIVMM_DATA_SEL;
+	data.selector = linux_guest ? LINUX_BOOT_DS : MINIVMM_DATA_SEL;
 	data.type = SEG_TYPE_DATA;
 	data.db = 1;
 	data.l = 0;
@@ -177,7 +188,7 @@ static int kvm_cpu__setup_sregs(struct kvm_cpu *cpu)
 	sregs.cs = code;
 	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = data;
 	sregs.gdt.base = GUEST_GDT_GPA;
-	sregs.gdt.limit = 3 * 8 - 1;
+	sregs.gdt.limit = (linux_guest ? LINUX_GDT_ENTRIES : 3) * 8 - 1;
 	sregs.cr0 = X86_CR0_PE | X86_CR0_MP | X86_CR0_ET | X86_CR0_NE |
 		    X86_CR0_WP | X86_CR0_PG;
 	sregs.cr3 = GUEST_PML4_GPA;
@@ -186,47 +197,66 @@ static int kvm_cpu__setup_sregs(struct kvm_cpu *cpu)
 	return kvm_cpu_ioctl(cpu, KVM_SET_SREGS, &sregs);
 }
 
-/* Entry point, own stack (vCPU 0 at the top), RDI = RSI = vCPU index. */
+/*
+ * Payloads: entry point, own stack (vCPU 0 at the top), RDI = RSI = vCPU
+ * index. Linux: startup_64, RSI = the zero page, a boot stack below it;
+ * interrupts off in both.
+ */
 static int kvm_cpu__setup_regs(struct kvm_cpu *cpu)
 {
 	struct kvm_regs regs;
 
 	memset(&regs, 0, sizeof(regs));
-	regs.rip = MINIVMM_LOAD_GPA;
-	regs.rsp = GUEST_STACK_TOP - cpu->id * GUEST_STACK_SIZE;
-	regs.rdi = cpu->id;
-	regs.rsi = cpu->id;
+	if (cpu->kvm->linux_guest) {
+		regs.rip = cpu->kvm->linux_entry;
+		regs.rsp = LINUX_BOOT_STACK_GPA;
+		regs.rsi = cpu->kvm->linux_boot_params;
+	} else {
+		regs.rip = MINIVMM_LOAD_GPA;
+		regs.rsp = GUEST_STACK_TOP - cpu->id * GUEST_STACK_SIZE;
+		regs.rdi = cpu->id;
+		regs.rsi = cpu->id;
+	}
 	regs.rflags = X86_RFLAGS_FIXED;
 	return kvm_cpu_ioctl(cpu, KVM_SET_REGS, &regs);
 }
 
 /*
- * With the in-kernel irqchip only the BSP starts runnable; the others would
- * wait for INIT/SIPI. Nobody sends those here: make them all runnable.
+ * With the in-kernel irqchip only the BSP starts runnable; the others
+ * wait for INIT/SIPI. Nobody sends those to a payload: make them all
+ * runnable. A Linux guest starts its APs itself (INIT, SIPI to its
+ * real-mode trampoline): they stay KVM_MP_STATE_UNINITIALIZED.
  */
 static int kvm_cpu__setup_mp_state(struct kvm_cpu *cpu)
 {
 	struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
 
+	if (cpu->kvm->linux_guest && cpu->id)
+		mp.mp_state = KVM_MP_STATE_UNINITIALIZED;
 	return kvm_cpu_ioctl(cpu, KVM_SET_MP_STATE, &mp);
 }
 
-/* Done from the vCPU thread itself, so that only it touches the vCPU. */
+/*
+ * Done from the vCPU thread itself, so that only it touches the vCPU. A
+ * Linux guest's APs get their CPUID only: INIT and SIPI set the rest.
+ */
 static int kvm_cpu__setup(struct kvm_cpu *cpu)
 {
+	bool ap = cpu->kvm->linux_guest && cpu->id;
 	int ret;
 
 	ret = kvm_cpu__setup_cpuid(cpu);
-	if (!ret)
+	if (!ret && !ap)
 		ret = kvm_cpu__setup_sregs(cpu);
-	if (!ret)
+	if (!ret && !ap)
 		ret = kvm_cpu__setup_regs(cpu);
 	if (!ret)
 		ret = kvm_cpu__setup_mp_state(cpu);
 	return ret;
 }
 
-static void kvm_cpu__dump(struct kvm_cpu *cpu)
+/* The vCPU's registers on stderr, for a guest that went wrong. */
+void kvm_cpu__dump(struct kvm_cpu *cpu)
 {
 	struct kvm_sregs s;
 	struct kvm_regs r;
@@ -345,6 +375,12 @@ static enum kvm_cpu_state kvm_cpu__handle_io(struct kvm_cpu *cpu)
 	bool out = run->io.direction == KVM_EXIT_IO_OUT;
 	__u32 val;
 
+	/* A Linux guest's devices; the payloads' ports are not there. */
+	if (cpu->kvm->io_bus)
+		return ioport__emulate(cpu->kvm->io_bus, cpu->id, run->io.port,
+				       data, run->io.size, run->io.count,
+				       out) == IOPORT_GUEST_EXIT ?
+		       KVM_CPU_EXITED : KVM_CPU_RUNNING;
 	if (out && run->io.count == 1) {
 		if (run->io.port == MINIVMM_UCALL_PORT && run->io.size == 4) {
 			memcpy(&val, data, sizeof(val));
@@ -383,9 +419,39 @@ static enum kvm_cpu_state kvm_cpu__internal_error(struct kvm_cpu *cpu)
 	return KVM_CPU_ERROR;
 }
 
+/*
+ * A Linux guest's MMIO outside RAM and KVM's LAPIC and IOAPIC: no device
+ * there (no PCI, no HPET without ACPI): reads give all ones, writes are
+ * dropped, as on a PC's empty bus.
+ */
+static enum kvm_cpu_state kvm_cpu__linux_mmio(struct kvm_cpu *cpu)
+{
+	struct kvm_run *run = cpu->run;
+
+	if (!run->mmio.is_write)
+		memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
+	return KVM_CPU_RUNNING;
+}
+
+/*
+ * A Linux guest that resets (triple fault) or asks KVM for a system event
+ * ends the run, as a reboot would.
+ */
+static enum kvm_cpu_state kvm_cpu__linux_end(struct kvm_cpu *cpu,
+					     enum guest_exit_reason reason)
+{
+	if (guest_exit__set(&cpu->kvm->exit, reason, 0, cpu->id) &&
+	    reason == GUEST_EXIT_SHUTDOWN) {
+		vcpu_err(cpu, "KVM_EXIT_SHUTDOWN (triple fault): the guest reset, the run ends");
+		kvm_cpu__dump(cpu);
+	}
+	return KVM_CPU_EXITED;
+}
+
 static enum kvm_cpu_state kvm_cpu__handle_exit(struct kvm_cpu *cpu)
 {
 	struct kvm_run *run = cpu->run;
+	bool linux_guest = cpu->kvm->linux_guest;
 
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
@@ -393,6 +459,8 @@ static enum kvm_cpu_state kvm_cpu__handle_exit(struct kvm_cpu *cpu)
 		return kvm_cpu__handle_io(cpu);
 	case KVM_EXIT_MMIO:
 		cpu->exits.mmio++;
+		if (linux_guest)
+			return kvm_cpu__linux_mmio(cpu);
 		vcpu_err(cpu, "MMIO %s at %#llx: no device there",
 			 run->mmio.is_write ? "write" : "read",
 			 (unsigned long long)run->mmio.phys_addr);
@@ -405,6 +473,10 @@ static enum kvm_cpu_state kvm_cpu__handle_exit(struct kvm_cpu *cpu)
 	}
 
 	cpu->exits.other++;
+	if (linux_guest && run->exit_reason == KVM_EXIT_SHUTDOWN)
+		return kvm_cpu__linux_end(cpu, GUEST_EXIT_SHUTDOWN);
+	if (linux_guest && run->exit_reason == KVM_EXIT_SYSTEM_EVENT)
+		return kvm_cpu__linux_end(cpu, GUEST_EXIT_SYSTEM_EVENT);
 	switch (run->exit_reason) {
 	case KVM_EXIT_FAIL_ENTRY:
 		vcpu_err(cpu, "KVM_EXIT_FAIL_ENTRY: reason %#llx on cpu %u",
@@ -516,22 +588,25 @@ int kvm_cpu__set_fifo(struct kvm_cpu *cpu, unsigned int prio)
  * them), KVM_CPU_KICK_SIGNAL is not: it interrupts KVM_RUN. The main thread
  * polls cpu->state, so it is only written once, at the end. The run
  * timestamps bracket the run loop only, not the setup; the main thread
- * reads them after pthread_join(). With a gate (--vcpu-fifo) it waits
- * there first; if the VMM wants all vCPUs out when it opens, it stops
- * without touching the vCPU.
+ * reads them after pthread_join(). With a gate (--vcpu-fifo, a Linux
+ * guest) it sets the vCPU up, then waits there, whether the setup
+ * failed or not (the main thread waits for all); if the VMM wants all
+ * vCPUs out when it opens, it stops without running the vCPU.
  */
 void *kvm_cpu__thread(void *arg)
 {
 	struct kvm_cpu *cpu = arg;
 	enum kvm_cpu_state state;
+	int err;
 
 	cpu->tid = gettid();
+	err = kvm_cpu__setup(cpu);
 	if (cpu->gate)
 		kvm_cpu__gate_pass(cpu->gate);
-	if (cpu->gate && __atomic_load_n(cpu->stop, __ATOMIC_SEQ_CST)) {
-		state = KVM_CPU_STOPPED;
-	} else if (kvm_cpu__setup(cpu)) {
+	if (err) {
 		state = KVM_CPU_ERROR;
+	} else if (cpu->gate && __atomic_load_n(cpu->stop, __ATOMIC_SEQ_CST)) {
+		state = KVM_CPU_STOPPED;
 	} else {
 		cpu->run_start_ns = kvm_cpu__now_ns();
 		state = kvm_cpu__loop(cpu);
@@ -600,6 +675,8 @@ const char *kvm_cpu__state_name(enum kvm_cpu_state state)
 		return "error";
 	case KVM_CPU_STOPPED:
 		return "stopped";
+	case KVM_CPU_EXITED:
+		return "exited";
 	}
 	return "?";
 }

@@ -16,11 +16,14 @@ enum kvm_cpu_state {
 	KVM_CPU_GUEST_FAIL,	/* the guest sent FAIL */
 	KVM_CPU_ERROR,		/* setup failed or a bad exit */
 	KVM_CPU_STOPPED,	/* kicked out by the VMM */
+	KVM_CPU_EXITED,		/* a Linux guest ended the run on this vCPU */
 };
 
 /*
- * --vcpu-fifo: the vCPU threads wait here, their thread ids known, until
- * the main thread has made them SCHED_FIFO and opens it.
+ * The vCPU threads wait here, set up and their thread ids known, until
+ * the main thread opens it: with --vcpu-fifo once it has made them
+ * SCHED_FIFO; for a Linux guest once all are set up, so that no AP's
+ * setup comes after vCPU 0 sends it INIT and SIPI.
  */
 struct kvm_cpu_gate {
 	pthread_mutex_t lock;
@@ -49,7 +52,7 @@ struct kvm_cpu {
 	/* Shared with the main thread. */
 	const int *stop;		/* the VMM wants all vCPUs out */
 	int *nr_running;		/* decremented on thread exit */
-	struct kvm_cpu_gate *gate;	/* --vcpu-fifo, else NULL */
+	struct kvm_cpu_gate *gate;	/* --vcpu-fifo, Linux; else NULL */
 
 	enum kvm_cpu_state state;
 	struct kvm_cpu_exits exits;
@@ -80,6 +83,7 @@ void kvm_cpu__gate_wait(struct kvm_cpu_gate *gate, unsigned int n);
 void kvm_cpu__gate_open(struct kvm_cpu_gate *gate);
 int kvm_cpu__set_fifo(struct kvm_cpu *cpu, unsigned int prio);
 void kvm_cpu__read_pvsched_area(struct kvm_cpu *cpu);
+void kvm_cpu__dump(struct kvm_cpu *cpu);
 void *kvm_cpu__thread(void *arg);
 void kvm_cpu__kick(struct kvm_cpu *cpu);
 int kvm_cpu__check(const struct kvm_cpu *cpu, unsigned long long iterations,

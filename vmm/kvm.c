@@ -18,22 +18,32 @@
 #define KVM_DEV			"/dev/kvm"
 #define KVM_API_VERSION_WANTED	12
 #define KVM_CPUID_MAX_ENTRIES	256
+/*
+ * Linux guests: three pages for the TSS that Intel's VMX needs to run
+ * real mode (the APs' SIPI trampoline) without unrestricted guest, below
+ * the BIOS ROM's 4 GiB alias, where QEMU and kvmtool put it too.
+ */
+#define KVM_TSS_GPA		0xfffbd000UL
 
 static const struct kvm_cap_req {
 	int cap;
 	const char *name;
 	bool irqchip_only;		/* needed only with the irqchip */
 	bool tsc_khz_only;		/* needed only for the TSC frequency */
+	bool linux_only;		/* needed only for a Linux guest */
 } kvm_caps[] = {
-#define KVM_CAP(cap, irqchip_only, tsc_khz_only) \
-	{ cap, #cap, irqchip_only, tsc_khz_only }
-	KVM_CAP(KVM_CAP_USER_MEMORY, false, false),
-	KVM_CAP(KVM_CAP_EXT_CPUID, false, false), /* KVM_GET_SUPPORTED_CPUID */
-	KVM_CAP(KVM_CAP_MP_STATE, false, false),
-	KVM_CAP(KVM_CAP_IMMEDIATE_EXIT, false, false),
-	KVM_CAP(KVM_CAP_IRQCHIP, true, false),
-	KVM_CAP(KVM_CAP_GET_TSC_KHZ, false, true),	/* KVM_GET_TSC_KHZ */
-	KVM_CAP(KVM_CAP_PVSCHED, false, false),
+#define KVM_CAP(cap, irqchip_only, tsc_khz_only, linux_only) \
+	{ cap, #cap, irqchip_only, tsc_khz_only, linux_only }
+	KVM_CAP(KVM_CAP_USER_MEMORY, false, false, false),
+	/* KVM_GET_SUPPORTED_CPUID */
+	KVM_CAP(KVM_CAP_EXT_CPUID, false, false, false),
+	KVM_CAP(KVM_CAP_MP_STATE, false, false, false),
+	KVM_CAP(KVM_CAP_IMMEDIATE_EXIT, false, false, false),
+	KVM_CAP(KVM_CAP_IRQCHIP, true, false, false),
+	KVM_CAP(KVM_CAP_GET_TSC_KHZ, false, true, false),  /* KVM_GET_TSC_KHZ */
+	KVM_CAP(KVM_CAP_PIT2, false, false, true),	/* KVM_CREATE_PIT2 */
+	KVM_CAP(KVM_CAP_SET_TSS_ADDR, false, false, true),
+	KVM_CAP(KVM_CAP_PVSCHED, false, false, false),
 #undef KVM_CAP
 };
 
@@ -84,10 +94,11 @@ int kvm__open(struct kvm *kvm)
  * Check kvm_caps[]. A missing KVM_CAP_PVSCHED alone gives -ENOTTY, like the
  * pvsched ioctls on such a kernel; any other missing cap -EOPNOTSUPP.
  * Without @pvsched (--no-pvsched) KVM_CAP_PVSCHED is not even asked for;
- * KVM_CAP_GET_TSC_KHZ only with @tsc_khz (the latency payload).
+ * KVM_CAP_GET_TSC_KHZ only with @tsc_khz (the latency payload), the PIT
+ * and the TSS only for a Linux guest.
  */
 int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
-		    bool tsc_khz, unsigned int nr_vcpus)
+		    bool tsc_khz, bool linux_guest, unsigned int nr_vcpus)
 {
 	bool no_pvsched = false, missing = false;
 	unsigned int i;
@@ -97,6 +108,8 @@ int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
 		if (kvm_caps[i].irqchip_only && !irqchip)
 			continue;
 		if (kvm_caps[i].tsc_khz_only && !tsc_khz)
+			continue;
+		if (kvm_caps[i].linux_only && !linux_guest)
 			continue;
 		if (kvm_caps[i].cap == KVM_CAP_PVSCHED && !pvsched)
 			continue;
@@ -170,7 +183,8 @@ static int kvm__setup_memory(struct kvm *kvm)
 	struct kvm_userspace_memory_region region;
 	int ret;
 
-	kvm->mem_size = GUEST_MEM_SIZE;
+	if (!kvm->mem_size)
+		kvm->mem_size = GUEST_MEM_SIZE;
 	kvm->mem = mmap(NULL, kvm->mem_size, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (kvm->mem == MAP_FAILED) {
@@ -192,28 +206,53 @@ static int kvm__setup_memory(struct kvm *kvm)
 }
 
 /*
- * Create the VM. The irqchip must exist before the vCPUs, which then get an
- * in-kernel LAPIC each. No KVM_SET_TSS_ADDR/KVM_SET_IDENTITY_MAP_ADDR:
- * they only matter for Intel real mode, and we never leave long mode.
+ * Create the VM, with kvm->mem_size bytes of memory (GUEST_MEM_SIZE if
+ * 0). The irqchip must exist before the vCPUs, which then get an
+ * in-kernel LAPIC each. The payloads never leave long mode: no
+ * KVM_SET_TSS_ADDR, which only matters for Intel real mode. A Linux guest
+ * (kvm->linux_guest) starts its APs in real mode, and gets the TSS, and
+ * the in-kernel PIT (after the irqchip, which it raises IRQ 0 on).
  */
 int kvm__create_vm(struct kvm *kvm, bool irqchip)
 {
+	struct kvm_pit_config pit = { .flags = 0 };
 	int ret;
 
 	ret = kvm_sys_ioctl(kvm, KVM_CREATE_VM, 0);
 	if (ret < 0)
 		return ret;
 	kvm->vm_fd = ret;
+	if (kvm->linux_guest) {
+		ret = kvm_vm_ioctl(kvm, KVM_SET_TSS_ADDR, KVM_TSS_GPA);
+		if (ret)
+			return ret;
+	}
 	if (irqchip) {
 		ret = kvm_vm_ioctl(kvm, KVM_CREATE_IRQCHIP, 0);
 		if (ret)
 			return ret;
 		kvm->irqchip = true;
 	}
+	if (kvm->linux_guest) {
+		ret = kvm_vm_ioctl(kvm, KVM_CREATE_PIT2, &pit);
+		if (ret)
+			return ret;
+	}
 	ret = kvm__get_supported_cpuid(kvm);
 	if (ret)
 		return ret;
 	return kvm__setup_memory(kvm);
+}
+
+/*
+ * Set the level of ISA IRQ @irq (KVM_IRQ_LINE: the PICs and the IOAPIC pin
+ * of the same number, KVM's default routing). 0 or -errno, with one line.
+ */
+int kvm__irq_line(struct kvm *kvm, unsigned int irq, bool level)
+{
+	struct kvm_irq_level l = { .irq = irq, .level = level };
+
+	return kvm_vm_ioctl(kvm, KVM_IRQ_LINE, &l);
 }
 
 /*

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ioport.h"
 #include "kvm-abi.h"
 #include "kvm-ioctl.h"
 #include "layout.h"
@@ -16,15 +17,28 @@ struct kvm {
 	bool irqchip;			/* in-kernel LAPIC/IOAPIC/PIC */
 	bool tsc_deadline;		/* vCPUs get CPUID.1:ECX.TSC_DEADLINE */
 	void *mem;			/* guest memory, GPA 0 */
-	size_t mem_size;
+	size_t mem_size;		/* 0 before kvm__create_vm(): GUEST_MEM_SIZE */
 	struct kvm_cpuid2 *cpuid;	/* KVM_GET_SUPPORTED_CPUID */
+
+	/*
+	 * A Linux guest (--kernel): vCPU 0 enters at linux_entry with RSI =
+	 * linux_boot_params, the others wait for INIT/SIPI; port I/O goes to
+	 * io_bus, and exit says how the guest ended the run. NULL io_bus for
+	 * the payloads.
+	 */
+	bool linux_guest;
+	__u64 linux_entry;
+	__u64 linux_boot_params;
+	struct ioport_bus *io_bus;
+	struct guest_exit exit;
 };
 
 void kvm__init(struct kvm *kvm);
 int kvm__open(struct kvm *kvm);
 int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
-		    bool tsc_khz, unsigned int nr_vcpus);
+		    bool tsc_khz, bool linux_guest, unsigned int nr_vcpus);
 int kvm__create_vm(struct kvm *kvm, bool irqchip);
+int kvm__irq_line(struct kvm *kvm, unsigned int irq, bool level);
 bool kvm__has_pvsched_area(struct kvm *kvm);
 bool kvm__has_tsc_deadline(struct kvm *kvm);
 void *kvm__gpa_to_hva(struct kvm *kvm, unsigned long long gpa, size_t len);

@@ -13,6 +13,13 @@
  * With --no-pvsched every pvsched step (caps, ioctls, areas, stats) is
  * skipped.
  *
+ * A Linux guest (--kernel) instead of a payload: read the bzImage and the
+ * initrd and place them (linux.c) before KVM -> the VM with the PIT, the
+ * kernel, its zero page and the MP table, the UART and the port devices
+ * -> vCPU 0 at startup_64, the others waiting for INIT/SIPI -> the main
+ * loop also feeds the console's input to the UART -> the guest ends the
+ * run (debug exit, reboot) -> report; the exit status is the guest's.
+ *
  * The exit statuses (options.h, --help, README.md) are decided here and
  * nowhere else: the other files give 0 or -errno and print what went
  * wrong; each step below turns its own failures into EXIT_USAGE,
@@ -32,15 +39,20 @@
 #include <unistd.h>
 
 #include "../kernel/bpf/pvsched_bpf_count.h"
+#include "ioport.h"
 #include "kvm-cpu.h"
 #include "kvm.h"
 #include "latency.h"
+#include "linux.h"
+#include "mptable.h"
 #include "options.h"
 #include "payload.h"
 #include "pvsched.h"
 #include "report.h"
+#include "serial.h"
 #include "stats.h"
 #include "util.h"
+#include "x86.h"
 
 #define MAIN_LOOP_NS		5000000		/* 5 ms */
 #define STOP_GRACE_SECONDS	5.0		/* DONE due after params.stop */
@@ -74,6 +86,20 @@ struct run {
 	double t_start;
 	struct report report;
 	int status;			/* exit status, first failure wins */
+
+	/* A Linux guest (--kernel): all of it, read before KVM. */
+	bool linux_guest;
+	void *kernel;			/* the bzImage file */
+	size_t kernel_size;
+	struct linux_image bzimage;	/* its setup header, into kernel */
+	void *initrd;
+	size_t initrd_size;
+	const char *cmdline;
+	struct linux_plan plan;		/* where things go in guest memory */
+	struct serial serial;		/* COM1 */
+	struct serial_console console;	/* its host side */
+	struct ioport_bus io_bus;
+	struct report_linux linux_report;
 };
 
 static struct run run;
@@ -224,6 +250,43 @@ static int run__load_payload(struct run *run)
 	return EXIT_OK;
 }
 
+/*
+ * Read the bzImage and the initrd, check them and place them in guest
+ * memory of --mem MiB: all before KVM is touched. Each error is one line,
+ * and exit status 3, as for a payload file.
+ */
+static int run__load_kernel(struct run *run)
+{
+	const struct options *o = &run->opts;
+	__u64 mem = (o->mem_mib ?: LINUX_DEFAULT_MEM_MIB) << 20;
+	char err[PATH_MAX + 256];
+
+	run->linux_guest = true;
+	run->cmdline = o->append ? o->append : LINUX_DEFAULT_CMDLINE;
+	if (linux__read_file(o->kernel, &run->kernel, &run->kernel_size, err,
+			     sizeof(err))) {
+		pr_err("--kernel: %s", err);
+		return EXIT_FAILED;
+	}
+	if (linux__parse(run->kernel, run->kernel_size, &run->bzimage, err,
+			 sizeof(err))) {
+		pr_err("--kernel: %s: %s", o->kernel, err);
+		return EXIT_FAILED;
+	}
+	if (o->initrd && linux__read_file(o->initrd, &run->initrd,
+					  &run->initrd_size, err,
+					  sizeof(err))) {
+		pr_err("--initrd: %s", err);
+		return EXIT_FAILED;
+	}
+	if (linux__plan(&run->bzimage, mem, run->initrd_size,
+			strlen(run->cmdline), &run->plan, err, sizeof(err))) {
+		pr_err("%s", err);
+		return EXIT_FAILED;
+	}
+	return EXIT_OK;
+}
+
 static __u64 run__flags(const struct run *run)
 {
 	const struct report *r = &run->report;
@@ -296,17 +359,108 @@ static int run__pvsched_areas(struct run *run)
 	return EXIT_OK;
 }
 
+/* The UART's callbacks: a byte for the console, its IRQ line. */
+static void run__serial_tx(void *opaque, __u8 byte)
+{
+	struct run *run = opaque;
+
+	serial__console_tx(&run->console, byte);
+}
+
+static void run__serial_irq(void *opaque, bool level)
+{
+	struct run *run = opaque;
+
+	kvm__irq_line(&run->kvm, SERIAL_COM1_IRQ, level);
+}
+
+/* The MP table, with CPUID.1 of the vCPUs in its processor entries. */
+static int run__mptable(struct run *run)
+{
+	struct kvm_cpuid2 *c = run->kvm.cpuid;
+	struct mptable_cpuid id = { 0, 0 };
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < c->nent; i++) {
+		if (c->entries[i].function == CPUID_LEAF_FEATURES) {
+			id.signature = c->entries[i].eax;
+			id.features = c->entries[i].edx;
+		}
+	}
+	ret = mptable__write(kvm__gpa_to_hva(&run->kvm, MPTABLE_GPA,
+					     MPTABLE_ROOM),
+			     MPTABLE_ROOM, MPTABLE_GPA, run->opts.nr_vcpus, &id);
+	if (ret)
+		pr_err("MP table for %u vCPUs: %s", run->opts.nr_vcpus,
+		       strerror(-ret));
+	return ret;
+}
+
+/*
+ * A Linux guest's VM: irqchip, PIT, --mem of RAM with the kernel, initrd,
+ * zero page and MP table, the UART and the port devices, the vCPUs. The
+ * guest registers its own pvsched areas (none without the device).
+ */
+static int run__create_linux_vm(struct run *run)
+{
+	struct kvm *kvm = &run->kvm;
+	unsigned int i;
+	int ret;
+
+	kvm->linux_guest = true;
+	kvm->mem_size = run->plan.mem_size;
+	if (kvm__open(kvm))
+		return EXIT_FAILED;
+	ret = kvm__check_caps(kvm, true, !run->opts.no_pvsched, false, true,
+			      run->opts.nr_vcpus);
+	if (ret == -ENOTTY)
+		return EXIT_NO_PVSCHED;
+	if (!ret)
+		ret = kvm__create_vm(kvm, true);
+	if (ret)
+		return EXIT_FAILED;
+	/* As QEMU does: KVM emulates it, its CPUID does not say so. */
+	kvm->tsc_deadline = kvm__has_tsc_deadline(kvm);
+	if (linux__load(kvm->mem, &run->bzimage, &run->plan, run->initrd,
+			run->cmdline) || run__mptable(run))
+		return EXIT_FAILED;
+	kvm->linux_entry = run->plan.entry;
+	kvm->linux_boot_params = LINUX_BOOT_PARAMS_GPA;
+
+	serial__init(&run->serial, run__serial_tx, run__serial_irq, run);
+	ioport__init(&run->io_bus, &kvm->exit);
+	ret = ioport__register_legacy(&run->io_bus, &run->serial);
+	if (ret) {
+		pr_err("port devices: %s", strerror(-ret));
+		return EXIT_FAILED;
+	}
+	kvm->io_bus = &run->io_bus;
+
+	for (i = 0; i < run->opts.nr_vcpus; i++) {
+		run->nr_cpus++;
+		if (kvm_cpu__init(&run->cpus[i], kvm, i))
+			return EXIT_FAILED;
+	}
+	run->report.area = run->opts.no_pvsched ? AREA_NOT_USED :
+						  AREA_BY_GUEST;
+	return EXIT_OK;
+}
+
 /* KVM, caps, VM, payload, params, the vCPU fds and their pvsched areas. */
 static int run__create_vm(struct run *run)
 {
 	unsigned int i;
 	int ret;
 
+	if (run->linux_guest)
+		return run__create_linux_vm(run);
+
 	if (kvm__open(&run->kvm))
 		return EXIT_FAILED;
 	ret = kvm__check_caps(&run->kvm, run->info->irqchip,
 			      !run->opts.no_pvsched, run->info->latency,
-			      run->opts.nr_vcpus);
+			      false, run->opts.nr_vcpus);
 	if (ret == -ENOTTY)
 		return EXIT_NO_PVSCHED;
 	if (!ret)
@@ -446,15 +600,20 @@ static int run__vcpu_fifo(struct run *run, int err)
 	return err;
 }
 
-/* vCPU threads inherit a mask blocking SIGINT/SIGTERM: we handle those. */
+/*
+ * vCPU threads inherit a mask blocking SIGINT/SIGTERM: we handle those.
+ * The threads of a Linux guest wait at the gate until all are set up:
+ * vCPU 0 must not send an AP its SIPI before the AP's own setup.
+ */
 static int run__start_vcpus(struct run *run)
 {
+	bool gate = run->opts.vcpu_fifo || run->linux_guest;
 	sigset_t block, old;
 	struct kvm_cpu *cpu;
 	unsigned int i;
 	int err = 0;
 
-	if (run->opts.vcpu_fifo)
+	if (gate)
 		kvm_cpu__gate_init(&run->gate);
 
 	sigemptyset(&block);
@@ -466,7 +625,7 @@ static int run__start_vcpus(struct run *run)
 		cpu = &run->cpus[i];
 		cpu->stop = &run->stop;
 		cpu->nr_running = &run->nr_running;
-		cpu->gate = run->opts.vcpu_fifo ? &run->gate : NULL;
+		cpu->gate = gate ? &run->gate : NULL;
 		__atomic_add_fetch(&run->nr_running, 1, __ATOMIC_SEQ_CST);
 		err = pthread_create(&cpu->thread, NULL, kvm_cpu__thread, cpu);
 		if (err) {
@@ -479,8 +638,15 @@ static int run__start_vcpus(struct run *run)
 		run->nr_started++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (run->opts.vcpu_fifo)
+	if (run->opts.vcpu_fifo) {
 		err = run__vcpu_fifo(run, err);
+	} else if (gate) {
+		/* A failure to start one: the others stop at the gate. */
+		kvm_cpu__gate_wait(&run->gate, run->nr_started);
+		if (err)
+			__atomic_store_n(&run->stop, 1, __ATOMIC_SEQ_CST);
+		kvm_cpu__gate_open(&run->gate);
+	}
 	return err ? EXIT_FAILED : EXIT_OK;
 }
 
@@ -527,6 +693,9 @@ static bool run__tick(struct run *run, unsigned int *next_switch,
 
 	if (stop_signal || run__vcpu_failed(run))
 		return false;
+	if (run->linux_guest &&
+	    guest_exit__reason(&run->kvm.exit) != GUEST_EXIT_NONE)
+		return false;
 	while (*next_switch < o->nr_switches &&
 	       t >= o->switches[*next_switch].at) {
 		ret = run__switch(run, (*next_switch)++, t);
@@ -559,7 +728,12 @@ static void run__main_loop(struct run *run)
 			run__stop_vcpus(run);
 			break;
 		}
-		nanosleep(&ts, NULL);
+		if (!run->linux_guest)
+			nanosleep(&ts, NULL);
+		else if (serial__console_poll(&run->console, &run->serial,
+					      MAIN_LOOP_NS) ==
+			 SERIAL_CONSOLE_QUIT)
+			stop_signal = SIGINT;	/* Ctrl-A x: as Ctrl-C */
 	}
 	run->report.elapsed = now() - run->t_start;
 }
@@ -618,13 +792,52 @@ static void run__read_latency(struct run *run)
 	run->report.latency = run->latency;
 }
 
+/*
+ * A Linux guest's run is ok when the guest ended it (debug exit, reboot)
+ * and no vCPU failed; the exit status is then the guest's.
+ */
+static bool run__linux_report(struct run *run)
+{
+	struct report_linux *l = &run->linux_report;
+	bool ok = !run->status && !stop_signal;
+	unsigned int i;
+
+	for (i = 0; i < run->nr_started; i++) {
+		if (run->cpus[i].state == KVM_CPU_ERROR ||
+		    run->cpus[i].state == KVM_CPU_GUEST_FAIL)
+			ok = false;
+		kvm_cpu__read_pvsched_area(&run->cpus[i]);
+		/* A guest stopped from outside (a timeout): where was it? */
+		if (stop_signal)
+			kvm_cpu__dump(&run->cpus[i]);
+	}
+	l->kernel = run->opts.kernel;
+	l->initrd = run->opts.initrd;
+	l->cmdline = run->cmdline;
+	l->mem_mib = run->plan.mem_size >> 20;
+	l->exit = run->kvm.exit;
+	l->exit.reason = guest_exit__reason(&run->kvm.exit);
+	l->unhandled_io = run->io_bus.unhandled;
+	l->serial_tx = run->serial.tx_bytes;
+	l->serial_rx = run->serial.rx_bytes;
+	if (l->exit.reason == GUEST_EXIT_NONE) {
+		if (ok)
+			pr_err("the guest did not end the run");
+		ok = false;
+	}
+	run->report.linux_guest = l;
+	return ok;
+}
+
 static void run__report(struct run *run)
 {
 	struct report *r = &run->report;
 	unsigned int i;
 	bool ok = !run->status && !stop_signal;
 
-	for (i = 0; i < run->nr_started; i++) {
+	if (run->linux_guest)
+		ok = run__linux_report(run);
+	for (i = 0; i < run->nr_started && !run->linux_guest; i++) {
 		if (kvm_cpu__check(&run->cpus[i], r->iterations,
 				   run->info->work_port))
 			ok = false;
@@ -633,10 +846,10 @@ static void run__report(struct run *run)
 	if (!run->opts.no_pvsched)
 		r->final_ok = !pvsched__get(&run->kvm, r->final);
 	run__read_stats(run);
-	if (run->info->latency)
+	if (!run->linux_guest && run->info->latency)
 		run__read_latency(run);
 	r->opts = &run->opts;
-	r->payload = run->payload_path;
+	r->payload = run->linux_guest ? NULL : run->payload_path;
 	r->cpus = run->cpus;
 	r->stats = run->stats;
 	r->nr_cpus = run->nr_started;
@@ -648,6 +861,8 @@ static void run__report(struct run *run)
 		report__text(stdout, r);
 	if (!ok && !stop_signal)
 		run__fail(run, EXIT_FAILED);
+	else if (ok && run->linux_guest)
+		run->status = run->linux_report.exit.status;
 }
 
 static void run__destroy_vm(struct run *run)
@@ -656,10 +871,13 @@ static void run__destroy_vm(struct run *run)
 
 	for (i = 0; i < run->nr_cpus; i++)
 		kvm_cpu__exit(&run->cpus[i]);
+	if (run->kvm.io_bus)
+		serial__destroy(&run->serial);
 	kvm__close(&run->kvm);
 }
 
-static int run__vm(struct run *run)
+/* What the payload gets, from its defaults and the options. */
+static void run__payload_settings(struct run *run)
 {
 	const struct options *o = &run->opts;
 
@@ -679,10 +897,22 @@ static int run__vm(struct run *run)
 		run->samples_max = run->report.iterations ?:
 				   MINIVMM_LAT_MAX_SAMPLES;
 	}
+}
+
+static int run__vm(struct run *run)
+{
+	const struct options *o = &run->opts;
+
+	if (!run->linux_guest)
+		run__payload_settings(run);
 	kvm__init(&run->kvm);
 	run__fail(run, run__create_vm(run));
 	if (!run->status)
 		run__fail(run, run__pvsched_init(run));
+	/* The guest's console: stdout, or stderr with --json. */
+	if (!run->status && !stop_signal && run->linux_guest)
+		serial__console_start(&run->console, STDIN_FILENO,
+				      o->json ? STDERR_FILENO : STDOUT_FILENO);
 	if (!run->status && !stop_signal)
 		run__fail(run, run__start_vcpus(run));
 	if (run->nr_started) {
@@ -690,8 +920,10 @@ static int run__vm(struct run *run)
 			run__main_loop(run);
 		run__stop_vcpus(run);
 		run__join(run);
+		serial__console_stop(&run->console);
 		run__report(run);
 	}
+	serial__console_stop(&run->console);
 	run__destroy_vm(run);
 	if (stop_signal)
 		run__fail(run, EXIT_SIGNAL_BASE + stop_signal);
@@ -721,9 +953,12 @@ int main(int argc, char *argv[])
 		return list_drivers(run.opts.json);
 
 	signals__init();
-	ret = run__load_payload(&run);
+	ret = run.opts.kernel ? run__load_kernel(&run) :
+				run__load_payload(&run);
 	if (!ret)
 		ret = run__vm(&run);
 	free(run.image);
+	free(run.kernel);
+	free(run.initrd);
 	return ret;
 }

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ioport.h"
+#include "linux.h"
 #include "options.h"
 #include "util.h"
 
@@ -32,6 +34,10 @@ enum {
 	OPT_SWITCH,
 	OPT_LIST_DRIVERS,
 	OPT_JSON,
+	OPT_KERNEL,
+	OPT_INITRD,
+	OPT_APPEND,
+	OPT_MEM,
 };
 
 static const struct option long_options[] = {
@@ -52,6 +58,10 @@ static const struct option long_options[] = {
 	{ "switch",	  required_argument, NULL, OPT_SWITCH },
 	{ "list-drivers", no_argument,	     NULL, OPT_LIST_DRIVERS },
 	{ "json",	  no_argument,	     NULL, OPT_JSON },
+	{ "kernel",	  required_argument, NULL, OPT_KERNEL },
+	{ "initrd",	  required_argument, NULL, OPT_INITRD },
+	{ "append",	  required_argument, NULL, OPT_APPEND },
+	{ "mem",	  required_argument, NULL, OPT_MEM },
 	{ "help",	  no_argument,	     NULL, 'h' },
 	{ "version",	  no_argument,	     NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -61,8 +71,21 @@ void options__usage(FILE *f)
 {
 	fprintf(f,
 "Usage: minivmm [OPTION]...\n"
-"Run a tiny KVM guest on N vCPU threads under a pvsched driver and report\n"
-"the exits and driver callbacks of each vCPU thread.\n"
+"       minivmm --kernel=BZIMAGE [--initrd=FILE] [--append=CMDLINE]\n"
+"               [--mem=MIB] [OPTION]...\n"
+"Run a tiny KVM guest, or a Linux guest, on N vCPU threads under a pvsched\n"
+"driver and report the exits and driver callbacks of each vCPU thread.\n"
+"\n"
+"  --kernel=BZIMAGE     boot a Linux bzImage (64-bit boot protocol, 2.12 or\n"
+"                       later) instead of a payload: in-kernel irqchip and\n"
+"                       PIT, an MP table for the vCPUs, a 16550A UART at\n"
+"                       0x3f8, IRQ 4 (the console: stdin and stdout, stderr\n"
+"                       with --json; on a terminal, Ctrl-A x quits); the\n"
+"                       guest ends the run with an OUT of status S to port\n"
+"                       0x%x (minivmm exits with S) or by rebooting (0)\n"
+"  --initrd=FILE        Linux: the initial ramdisk\n"
+"  --append=CMDLINE     Linux: the kernel command line (default \"%s\")\n"
+"  --mem=MIB            Linux: guest RAM in MiB, 1..%llu (default %llu)\n"
 "\n"
 "  --pvsched=NAME       assign pvsched driver NAME before the vCPUs run\n"
 "                       (KVM_REPLACE_PVSCHED_OPS); --pvsched= runs with no\n"
@@ -148,7 +171,9 @@ void options__usage(FILE *f)
 "run with --no-pvsched never gives it), %d any other failure (KVM, guest,\n"
 "unknown driver, KVM_SET_PVSCHED_AREA, EPERM for a driver that changes\n"
 "scheduling without CAP_SYS_NICE, --vcpu-fifo refused), 128+N stopped by\n"
-"signal N (SIGINT, SIGTERM).\n",
+"signal N (SIGINT, SIGTERM); a Linux guest's debug-exit status S as is.\n",
+		IOPORT_DEBUG_EXIT, LINUX_DEFAULT_CMDLINE,
+		LINUX_MAX_MEM_MIB, LINUX_DEFAULT_MEM_MIB,
 		MINIVMM_MAX_VCPUS, MINIVMM_LAT_MAX_SAMPLES,
 		MINIVMM_MAX_PERIOD_US, MINIVMM_DEFAULT_PERIOD_US,
 		MINIVMM_LAT_PERIOD_US, MINIVMM_TIMER_COUNT_PER_US,
@@ -360,6 +385,7 @@ static int options__one(struct options *opts, int c, const char *arg,
 			return -EINVAL;
 		}
 		opts->payload = arg;
+		opts->payload_set = true;
 		return 0;
 	case OPT_ITERATIONS:
 		if (options__parse_count(arg, ~0ULL, &opts->iterations)) {
@@ -435,8 +461,94 @@ static int options__one(struct options *opts, int c, const char *arg,
 	case OPT_JSON:
 		opts->json = true;
 		return 0;
+	case OPT_KERNEL:
+	case OPT_INITRD:
+		if (!*arg) {
+			fprintf(err, "minivmm: --%s: empty path\n",
+				c == OPT_KERNEL ? "kernel" : "initrd");
+			return -EINVAL;
+		}
+		if (c == OPT_KERNEL)
+			opts->kernel = arg;
+		else
+			opts->initrd = arg;
+		return 0;
+	case OPT_APPEND:
+		opts->append = arg;
+		return 0;
+	case OPT_MEM:
+		if (options__parse_count(arg, LINUX_MAX_MEM_MIB,
+					 &opts->mem_mib)) {
+			fprintf(err,
+				"minivmm: --mem: '%s' is not in 1..%llu (MiB)\n",
+				arg, LINUX_MAX_MEM_MIB);
+			return -EINVAL;
+		}
+		return 0;
 	}
 	return -EINVAL;
+}
+
+/*
+ * The payload options a Linux guest (--kernel) has no use for, and the
+ * Linux options a payload has none for: the first one given, or NULL.
+ */
+static const char *options__payload_only(const struct options *opts)
+{
+	if (opts->payload_set)
+		return "--payload";
+	if (opts->iterations)
+		return "--iterations";
+	if (opts->seconds)
+		return "--seconds";
+	if (opts->period_us)
+		return "--period-us";
+	if (opts->busy_loops)
+		return "--busy-loops";
+	if (opts->wait)
+		return "--wait";
+	if (opts->boost_irq)
+		return "--boost-irq";
+	if (opts->boost)
+		return "--boost";
+	if (opts->latency_samples)
+		return "--latency-samples";
+	if (opts->no_area)
+		return "--no-area";
+	return NULL;
+}
+
+static const char *options__linux_only(const struct options *opts)
+{
+	if (opts->initrd)
+		return "--initrd";
+	if (opts->append)
+		return "--append";
+	if (opts->mem_mib)
+		return "--mem";
+	return NULL;
+}
+
+static int options__check_linux(const struct options *opts, FILE *err)
+{
+	const char *name;
+
+	if (!opts->kernel) {
+		name = options__linux_only(opts);
+		if (name) {
+			fprintf(err, "minivmm: %s needs --kernel\n", name);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	name = options__payload_only(opts);
+	if (name) {
+		fprintf(err,
+			"minivmm: %s is a payload option: not with --kernel\n",
+			name);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Checks that need the whole command line. */
@@ -444,6 +556,8 @@ static int options__check(const struct options *opts, FILE *err)
 {
 	unsigned int i;
 
+	if (options__check_linux(opts, err))
+		return -EINVAL;
 	if (opts->iterations && opts->seconds) {
 		fprintf(err,
 			"minivmm: --iterations and --seconds are mutually exclusive\n");

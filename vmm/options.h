@@ -59,6 +59,11 @@ struct pvsched_switch {
 };
 
 struct options {
+	const char *kernel;		/* --kernel: boot this bzImage */
+	const char *initrd;		/* --initrd, NULL: none */
+	const char *append;		/* --append, NULL: not given */
+	unsigned long long mem_mib;	/* --mem, 0: not given */
+	bool payload_set;		/* --payload given */
 	bool no_pvsched;		/* --no-pvsched: plain KVM */
 	bool no_area;			/* --no-area: no shared areas */
 	bool pvsched_set;		/* --pvsched given, maybe empty */

@@ -23,13 +23,40 @@ static const char *const area_status_names[] = {
 	[AREA_NOT_USED] = "not-used",
 	[AREA_NOT_OFFERED] = "not-offered",
 	[AREA_REGISTERED] = "registered",
+	[AREA_BY_GUEST] = "by-guest",
 };
+
+/* "ran 1.234 s: debug-exit, status 3" and the command line. */
+static void report__text_linux(FILE *f, const struct report *r)
+{
+	const struct report_linux *l = r->linux_guest;
+	enum guest_exit_reason reason = guest_exit__reason(&l->exit);
+
+	fprintf(f, "kernel %s", l->kernel);
+	if (l->initrd)
+		fprintf(f, ", initrd %s", l->initrd);
+	fprintf(f, ", %u vCPU%s, %llu MiB, ran %.3f s: ", r->nr_cpus,
+		r->nr_cpus == 1 ? "" : "s", l->mem_mib, r->elapsed);
+	if (r->signal)
+		fprintf(f, "stopped by signal %d", r->signal);
+	else if (reason != GUEST_EXIT_NONE)
+		fprintf(f, "%s on vcpu%d, status %d%s",
+			guest_exit__name(reason), l->exit.vcpu, l->exit.status,
+			r->ok ? "" : ", FAILED");
+	else
+		fprintf(f, "FAILED");
+	fprintf(f, "\ncmdline: %s\n", l->cmdline);
+}
 
 static void report__text_header(FILE *f, const struct report *r)
 {
 	const struct options *o = r->opts;
 	unsigned int i;
 
+	if (r->linux_guest) {
+		report__text_linux(f, r);
+		goto driver;
+	}
 	fprintf(f, "payload %s, %u vCPU%s, ", r->payload, r->nr_cpus,
 		r->nr_cpus == 1 ? "" : "s");
 	if (r->iterations)
@@ -56,6 +83,7 @@ static void report__text_header(FILE *f, const struct report *r)
 	else
 		fprintf(f, "%s\n", r->ok ? "ok" : "FAILED");
 
+driver:
 	if (o->no_pvsched) {
 		fprintf(f, "driver: pvsched not used (--no-pvsched)\n");
 		return;	/* no switches, no stats reset */
@@ -84,6 +112,8 @@ static void report__text_header(FILE *f, const struct report *r)
 			GUEST_PVSCHED_AREA_GPA, PVSCHED_AREA_SIZE);
 	else if (r->area == AREA_NOT_OFFERED)
 		fprintf(f, "pvsched area: none, KVM does not offer KVM_CAP_PVSCHED_AREA\n");
+	else if (r->area == AREA_BY_GUEST)
+		fprintf(f, "pvsched area: the guest's own, minivmm registers none for a Linux guest\n");
 }
 
 /* The area as the driver left it, for a vCPU that has one. */
@@ -236,6 +266,38 @@ static void report__json_switches(FILE *f, const struct report *r)
 	fprintf(f, "]");
 }
 
+/*
+ * "linux", a Linux guest's only (a payload's report has no such key):
+ * what it booted and how it ended, "exit" and "status" null if it did
+ * not end the run.
+ */
+static void report__json_linux(FILE *f, const struct report_linux *l)
+{
+	enum guest_exit_reason reason;
+
+	if (!l)
+		return;
+	reason = guest_exit__reason(&l->exit);
+	fprintf(f, "\"linux\":{\"kernel\":");
+	report__json_string(f, l->kernel);
+	fprintf(f, ",\"initrd\":");
+	if (l->initrd)
+		report__json_string(f, l->initrd);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\"cmdline\":");
+	report__json_string(f, l->cmdline);
+	fprintf(f, ",\"mem_mib\":%llu,", l->mem_mib);
+	if (reason == GUEST_EXIT_NONE)
+		fprintf(f, "\"exit\":null,\"status\":null,\"exit_vcpu\":null,");
+	else
+		fprintf(f, "\"exit\":\"%s\",\"status\":%d,\"exit_vcpu\":%d,",
+			guest_exit__name(reason), l->exit.status, l->exit.vcpu);
+	fprintf(f, "\"serial_tx\":%llu,\"serial_rx\":%llu,"
+		"\"unhandled_io\":%llu},",
+		l->serial_tx, l->serial_rx, l->unhandled_io);
+}
+
 /* "driver":null with --no-pvsched: no pvsched ioctl was made. */
 static void report__json_driver(FILE *f, const struct report *r)
 {
@@ -361,11 +423,16 @@ void report__json(FILE *f, const struct report *r)
 
 	fprintf(f, "{\"ok\":%s,\"signal\":%d,\"payload\":",
 		r->ok ? "true" : "false", r->signal);
-	report__json_string(f, r->payload);
+	if (r->payload)
+		report__json_string(f, r->payload);
+	else
+		fprintf(f, "null");
 	fprintf(f, ",\"vcpus\":%u,", r->nr_cpus);
 	if (r->iterations)
 		fprintf(f, "\"iterations\":%llu,\"seconds\":null,",
 			r->iterations);
+	else if (r->linux_guest)
+		fprintf(f, "\"iterations\":null,\"seconds\":null,");
 	else
 		fprintf(f, "\"iterations\":null,\"seconds\":%g,",
 			r->opts->seconds);
@@ -395,6 +462,7 @@ void report__json(FILE *f, const struct report *r)
 		fprintf(f, "\"tsc_khz\":%llu,", r->tsc_khz);
 	else
 		fprintf(f, "\"tsc_khz\":null,");
+	report__json_linux(f, r->linux_guest);
 	report__json_driver(f, r);
 	report__json_switches(f, r);
 	fprintf(f, ",\"pvsched_area\":\"%s\",\"vcpu\":[",

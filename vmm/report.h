@@ -34,11 +34,25 @@ enum area_status {
 	AREA_NOT_USED,		/* --no-pvsched: KVM not even asked */
 	AREA_NOT_OFFERED,	/* no KVM_CAP_PVSCHED_AREA: run without */
 	AREA_REGISTERED,	/* one per vCPU, KVM_SET_PVSCHED_AREA */
+	AREA_BY_GUEST,		/* Linux: the guest registers its own */
+};
+
+/* A Linux guest (--kernel): what it booted, how it ended. */
+struct report_linux {
+	const char *kernel;
+	const char *initrd;		/* NULL: none */
+	const char *cmdline;
+	unsigned long long mem_mib;
+	struct guest_exit exit;		/* reason GUEST_EXIT_NONE: it did not */
+	unsigned long long unhandled_io;	/* port accesses nobody took */
+	unsigned long long serial_tx;	/* bytes the guest sent to the UART */
+	unsigned long long serial_rx;	/* bytes it got */
 };
 
 struct report {
 	const struct options *opts;
-	const char *payload;		/* resolved path */
+	const char *payload;		/* resolved path; NULL for Linux */
+	const struct report_linux *linux_guest;	/* NULL for a payload */
 	unsigned long long iterations;	/* target per vCPU, 0 with --seconds */
 	unsigned long long period_us;	/* timer period, 0: payload without */
 	unsigned long long busy_loops;	/* boost loop length, 0: payload without */

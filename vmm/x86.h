@@ -37,5 +37,6 @@
 #define CPUID_LEAF_FEATURES	1
 #define CPUID_APIC_ID_SHIFT	24	/* in CPUID.1:EBX */
 #define CPUID_1_ECX_TSC_DEADLINE	(1U << 24)	/* TSC-deadline timer */
+#define CPUID_1_ECX_HYPERVISOR	(1U << 31)	/* running on a hypervisor */
 
 #endif /* MINIVMM_X86_H */

@@ -40,6 +40,7 @@
  *                 dropped and the next exit. With an area: its flags
  *                 dropped, BOOST_SEEN(n) (an exit), then DONE
  *   hang          KVM_RUN creates the file ./running, sleeps until a signal
+ *   linux         a Linux guest (--kernel), see fake_linux() below
  *   shutdown      KVM_EXIT_SHUTDOWN
  *   fail          FAIL(exception #GP)
  *
@@ -84,6 +85,11 @@
  * $FAKE_KVM_FAIL=NAME: the ioctl NAME (one of fake_ioctls[]) fails with
  * errno $FAKE_KVM_FAIL_ERRNO (default EIO), whatever the fd, so that tests
  * see how minivmm reports a failed KVM ioctl.
+ * The linux guest: $FAKE_KVM_LINUX_END says how it ends, $FAKE_KVM_EXIT_STATUS
+ * with which debug-exit status (see fake_linux()); KVM_SET_TSS_ADDR,
+ * KVM_CREATE_PIT2 (after the irqchip) and KVM_IRQ_LINE are answered, the
+ * latter with a line "fake-kvm: irq N level L" on stderr if
+ * $FAKE_KVM_TRACE_IRQ is set.
  * $FAKE_KVM_TRACE_PVSCHED: print "fake-kvm: pvsched access: WHAT" on stderr
  * for each pvsched ioctl (KVM_CHECK_EXTENSION of KVM_CAP_PVSCHED_AREA
  * included) and each open of pvsched_count's debugfs files or of the
@@ -141,6 +147,13 @@ struct fake_vcpu {
 	unsigned long long ticks;	/* timer interrupts taken */
 	unsigned long long halts;	/* of them, woke it from a halt */
 	__u32 cpuid_1_ecx;		/* KVM_SET_CPUID2 */
+	struct kvm_sregs sregs;		/* KVM_SET_SREGS */
+	bool sregs_set;
+	__u32 mp_state;			/* KVM_SET_MP_STATE, ~0: none */
+	unsigned int step;		/* linux: where it is */
+	char text[512];			/* linux: what it prints, from pos */
+	size_t pos;
+	unsigned long long echoed;	/* linux echo: bytes sent back */
 };
 
 #define FAKE_MAX_FDS	1024
@@ -166,6 +179,8 @@ static struct {
 static char *guest_mem;
 static size_t guest_size;
 static bool irqchip;
+static bool pit, tss;		/* KVM_CREATE_PIT2, KVM_SET_TSS_ADDR */
+static int irq4 = -1;		/* the level of IRQ 4 (KVM_IRQ_LINE), -1: never set */
 static char driver[PVSCHED_OPS_NAME_SIZE];
 static struct fake_vcpu *vcpus[MINIVMM_MAX_VCPUS_FAKE];
 
@@ -369,6 +384,18 @@ static int fake_pvsched(unsigned long req, struct kvm_pvsched_ops *ops)
 	return 0;
 }
 
+/* $FAKE_KVM_TRACE_IRQ: a line per KVM_IRQ_LINE that changes nothing too. */
+static int fake_irq_line(const struct kvm_irq_level *l)
+{
+	if (!irqchip)
+		return fail(ENXIO);
+	if (getenv("FAKE_KVM_TRACE_IRQ"))
+		fprintf(stderr, "fake-kvm: irq %u level %u\n", l->irq, l->level);
+	if (l->irq == 4)
+		__atomic_store_n(&irq4, l->level, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 static int fake_vm_ioctl(unsigned long req, unsigned long arg)
 {
 	struct kvm_userspace_memory_region *r = (void *)arg;
@@ -391,6 +418,7 @@ static int fake_vm_ioctl(unsigned long req, unsigned long arg)
 		fd = fake_fd(FAKE_VCPU);
 		v = calloc(1, sizeof(*v));
 		v->id = arg;
+		v->mp_state = ~0U;
 		v->run = aligned_alloc(4096, FAKE_RUN_SIZE);
 		memset(v->run, 0, FAKE_RUN_SIZE);
 		fds[fd].vcpu = v;
@@ -400,6 +428,16 @@ static int fake_vm_ioctl(unsigned long req, unsigned long arg)
 	case KVM_GET_PVSCHED_OPS:
 	case KVM_REPLACE_PVSCHED_OPS:
 		return fake_pvsched(req, (void *)arg);
+	case KVM_SET_TSS_ADDR:
+		tss = arg == 0xfffbd000UL;
+		return tss ? 0 : fail(EINVAL);
+	case KVM_CREATE_PIT2:
+		if (!irqchip)
+			return fail(ENOENT);	/* as KVM: the irqchip first */
+		pit = true;
+		return 0;
+	case KVM_IRQ_LINE:
+		return fake_irq_line((void *)arg);
 	}
 	return fail(ENOTTY);
 }
@@ -786,6 +824,223 @@ static int run_latency(struct fake_vcpu *v)
 	return ucall(v, UCALL_AREA, v->guest_area);
 }
 
+static int in(struct fake_vcpu *v, __u16 port)
+{
+	struct kvm_run *run = v->run;
+
+	run->exit_reason = KVM_EXIT_IO;
+	run->io.direction = KVM_EXIT_IO_IN;
+	run->io.port = port;
+	run->io.size = 1;
+	run->io.count = 1;
+	run->io.data_offset = 1024;
+	*((__u8 *)run + 1024) = 0;
+	return 0;
+}
+
+/* What the last IN gave. */
+static __u8 in_data(struct fake_vcpu *v)
+{
+	return *((__u8 *)v->run + 1024);
+}
+
+static unsigned int fake_nr_vcpus(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < MINIVMM_MAX_VCPUS_FAKE; i++)
+		n += vcpus[i] != NULL;
+	return n;
+}
+
+static __u8 sum(const void *p, size_t len)
+{
+	const __u8 *b = p;
+	__u8 s = 0;
+
+	while (len--)
+		s += *b++;
+	return s;
+}
+
+/*
+ * What a kernel would find at boot, checked as it would use it: one line
+ * for the console, "fake-linux: ..." with what it found, or "fake-linux:
+ * bad boot: WHY" (and then the guest exits with status 99).
+ */
+static bool fake_linux_boot(struct fake_vcpu *v)
+{
+	const char *m = guest_mem;
+	__u64 bp = v->regs.rsi, pref, rd, rd_size;
+	__u32 cmd, mpc, n = 0, e820, i, cpus = 0;
+	const char *why = NULL;
+	char initrd[9] = "";
+
+	if (bp + 4096 > guest_size || memcmp(m + bp + 0x202, "HdrS", 4)) {
+		snprintf(v->text, sizeof(v->text),
+			 "fake-linux: bad boot: no zero page at RSI %#llx\n",
+			 (unsigned long long)bp);
+		return false;
+	}
+	memcpy(&pref, m + bp + 0x258, 8);
+	memcpy(&cmd, m + bp + 0x228, 4);
+	memcpy(&rd, m + bp + 0x218, 4);
+	rd &= 0xffffffff;
+	memcpy(&rd_size, m + bp + 0x21c, 4);
+	rd_size &= 0xffffffff;
+	e820 = (__u8)m[bp + 0x1e8];
+	if (!pit || !tss || !irqchip)
+		why = "no PIT, TSS or irqchip";
+	else if (v->regs.rip != pref + 0x200)
+		why = "RIP is not startup_64";
+	else if ((__u8)m[bp + 0x210] != 0xff)
+		why = "type_of_loader is not 0xff";
+	else if (!v->sregs_set || v->sregs.cs.selector != 0x10 ||
+		 v->sregs.ds.selector != 0x18 || v->sregs.ss.selector != 0x18 ||
+		 v->sregs.gdt.limit != 31 || (v->regs.rflags & (1 << 9)))
+		why = "not __BOOT_CS/__BOOT_DS with interrupts off";
+	else if (!(v->cpuid_1_ecx & (1U << 31)))
+		why = "no CPUID hypervisor bit";
+	else if (e820 != 3 || cmd >= guest_size)
+		why = "bad e820 or command line";
+	else if (memcmp(m + 0xf0000, "_MP_", 4) || sum(m + 0xf0000, 16))
+		why = "no MP floating pointer at 0xf0000";
+	if (why) {
+		snprintf(v->text, sizeof(v->text),
+			 "fake-linux: bad boot: %s\n", why);
+		return false;
+	}
+	memcpy(&mpc, m + 0xf0004, 4);
+	memcpy(&n, m + mpc + 34, 2);	/* entry count */
+	n &= 0xffff;
+	for (i = 0; i < n && m[mpc + 44 + 20 * i] == 0; i++)
+		cpus++;
+	for (i = 1; i < MINIVMM_MAX_VCPUS_FAKE; i++) {
+		if (vcpus[i] && vcpus[i]->mp_state != KVM_MP_STATE_UNINITIALIZED)
+			why = "an AP is not KVM_MP_STATE_UNINITIALIZED";
+	}
+	if (why || cpus != fake_nr_vcpus()) {
+		snprintf(v->text, sizeof(v->text),
+			 "fake-linux: bad boot: %s (%u MP processors, %u vCPUs)\n",
+			 why ? why : "MP table", cpus, fake_nr_vcpus());
+		return false;
+	}
+	if (rd_size)
+		snprintf(initrd, sizeof(initrd), "%.8s", m + rd);
+	snprintf(v->text, sizeof(v->text),
+		 "fake-linux: cmdline='%s' cpus=%u initrd=%llu@%#llx:%s mem=%zu\n",
+		 m + cmd, cpus, (unsigned long long)rd_size,
+		 (unsigned long long)rd, initrd, guest_size >> 20);
+	return true;
+}
+
+static int fake_linux_exit(struct fake_vcpu *v, __u8 status)
+{
+	return out(v, 0x501, 1, status);
+}
+
+/*
+ * The steps of a Linux guest on vCPU 0, one exit per KVM_RUN:
+ *   0     check the boot state, set text to the line to print
+ *   1     print it: one OUT to THR per run (99 if the boot was bad)
+ *   2..5  the THRE interrupt: IER = THRI raises IRQ 4, reading IIR
+ *         (0x02) drops it, IER = 0 ("fake-linux: bad THRE" and status 98
+ *         if not)
+ *   6     the end, as $FAKE_KVM_LINUX_END says: "exit" (default: OUT
+ *         $FAKE_KVM_EXIT_STATUS, default 0, to 0x501), "reboot" (OUT 0xfe
+ *         to 0x64), "shutdown" (KVM_EXIT_SHUTDOWN), "hang" (sleep until
+ *         a signal), "echo" (with IER = RDI, poll LSR, read RBR, write
+ *         each byte back until a 'q', then exit with the count of bytes
+ *         echoed; IRQ 4 must be up whenever data is ready, else 97)
+ * The APs must be KVM_MP_STATE_UNINITIALIZED: they sleep in KVM_RUN, as
+ * if no SIPI ever came.
+ */
+static int fake_linux(struct fake_vcpu *v)
+{
+	const char *end = getenv("FAKE_KVM_LINUX_END");
+	const char *status = getenv("FAKE_KVM_EXIT_STATUS");
+	__u8 b;
+
+	if (v->id) {
+		if (v->mp_state != KVM_MP_STATE_UNINITIALIZED)
+			return fail(EINVAL);
+		pause();
+		return fail(EINTR);
+	}
+	switch (v->step) {
+	case 0:
+		v->step = fake_linux_boot(v) ? 1 : 100;
+		/* fall through */
+	case 1:
+	case 100:
+		if (v->text[v->pos])
+			return out(v, 0x3f8, 1, v->text[v->pos++]);
+		if (v->step == 100)
+			return fake_linux_exit(v, 99);
+		v->step = 2;
+		return out(v, 0x3f9, 1, 0x02);	/* IER = THRI */
+	case 2:
+		v->step = 3;
+		if (__atomic_load_n(&irq4, __ATOMIC_SEQ_CST) != 1)
+			v->step = 101;
+		return in(v, 0x3fa);		/* IIR */
+	case 3:
+		v->step = 4;
+		if (in_data(v) != 0x02 ||
+		    __atomic_load_n(&irq4, __ATOMIC_SEQ_CST) != 0)
+			v->step = 101;
+		return out(v, 0x3f9, 1, 0);
+	case 101:
+		snprintf(v->text, sizeof(v->text), "fake-linux: bad THRE\n");
+		v->pos = 0;
+		v->step = 102;
+		/* fall through */
+	case 102:
+		if (v->text[v->pos])
+			return out(v, 0x3f8, 1, v->text[v->pos++]);
+		return fake_linux_exit(v, 98);
+	}
+	if (end && !strcmp(end, "reboot"))
+		return out(v, 0x64, 1, 0xfe);
+	if (end && !strcmp(end, "shutdown")) {
+		v->run->exit_reason = KVM_EXIT_SHUTDOWN;
+		return 0;
+	}
+	if (end && !strcmp(end, "hang")) {
+		close(__real_open("running", O_WRONLY | O_CREAT, 0644));
+		pause();
+		return fail(EINTR);
+	}
+	if (end && !strcmp(end, "echo")) {
+		switch (v->step) {
+		case 4:
+			v->step = 5;
+			return out(v, 0x3f9, 1, 0x01);	/* IER = RDI */
+		case 5:
+			v->step = 6;
+			return in(v, 0x3fd);		/* LSR */
+		case 6:
+			if (!(in_data(v) & 0x01)) {
+				v->step = 6;
+				usleep(1000);
+				return in(v, 0x3fd);
+			}
+			if (__atomic_load_n(&irq4, __ATOMIC_SEQ_CST) != 1)
+				return fake_linux_exit(v, 97);
+			v->step = 7;
+			return in(v, 0x3f8);		/* RBR */
+		case 7:
+			b = in_data(v);
+			if (b == 'q')
+				return fake_linux_exit(v, v->echoed);
+			v->echoed++;
+			v->step = 5;
+			return out(v, 0x3f8, 1, b);
+		}
+	}
+	return fake_linux_exit(v, status ? atoi(status) : 0);
+}
+
 /* $FAKE_KVM_WANT_FIFO: was this thread made SCHED_FIFO at that priority? */
 static bool fake_fifo_ok(pid_t tid)
 {
@@ -808,6 +1063,11 @@ static int fake_run(struct fake_vcpu *v)
 
 	if (__atomic_load_n(&v->run->immediate_exit, __ATOMIC_SEQ_CST))
 		return fail(EINTR);
+	if (guest && !strcmp(guest, "linux")) {
+		v->tid = gettid();
+		v->runs++;
+		return fake_linux(v);
+	}
 	if (v->regs.rip != MINIVMM_LOAD_GPA ||
 	    params()->magic != MINIVMM_PARAMS_MAGIC)
 		return fail(EFAULT);
@@ -848,11 +1108,13 @@ static int fake_run(struct fake_vcpu *v)
 }
 
 /* Long mode as minivmm sets it up, or EINVAL like a picky KVM. */
-static int fake_set_sregs(const struct kvm_sregs *s)
+static int fake_set_sregs(struct fake_vcpu *v, const struct kvm_sregs *s)
 {
 	if (!(s->cr0 & (1UL << 31)) || !(s->efer & (1UL << 10)) ||
 	    !s->cs.l || s->cr3 != GUEST_PML4_GPA)
 		return fail(EINVAL);
+	v->sregs = *s;
+	v->sregs_set = true;
 	return 0;
 }
 
@@ -874,7 +1136,7 @@ static int fake_vcpu_ioctl(struct fake_vcpu *v, unsigned long req,
 		memset((void *)arg, 0, sizeof(struct kvm_sregs));
 		return 0;
 	case KVM_SET_SREGS:
-		return fake_set_sregs((void *)arg);
+		return fake_set_sregs(v, (void *)arg);
 	case KVM_SET_REGS:
 		memcpy(&v->regs, (void *)arg, sizeof(v->regs));
 		return v->regs.rdi == v->id ? 0 : fail(EINVAL);
@@ -882,6 +1144,7 @@ static int fake_vcpu_ioctl(struct fake_vcpu *v, unsigned long req,
 		memcpy((void *)arg, &v->regs, sizeof(v->regs));
 		return 0;
 	case KVM_SET_MP_STATE:
+		v->mp_state = ((struct kvm_mp_state *)arg)->mp_state;
 		return 0;
 	case KVM_SET_PVSCHED_AREA:
 		return fake_set_area(v, (void *)arg);
@@ -941,6 +1204,9 @@ static const struct {
 	FAKE_IOCTL(KVM_SET_REGS),
 	FAKE_IOCTL(KVM_SET_MP_STATE),
 	FAKE_IOCTL(KVM_RUN),
+	FAKE_IOCTL(KVM_CREATE_PIT2),
+	FAKE_IOCTL(KVM_SET_TSS_ADDR),
+	FAKE_IOCTL(KVM_IRQ_LINE),
 #undef FAKE_IOCTL
 };
 

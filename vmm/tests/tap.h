@@ -25,5 +25,7 @@ void test_report(void);
 void test_fake(void);
 void test_latency(void);
 void test_kvm_ioctl(void);
+void test_linux(void);
+void test_serial(void);
 
 #endif /* MINIVMM_TAP_H */

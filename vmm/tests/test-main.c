@@ -73,6 +73,8 @@ int main(void)
 	test_report();
 	test_latency();
 	test_kvm_ioctl();
+	test_linux();
+	test_serial();
 	test_fake();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tap_tmpdir);

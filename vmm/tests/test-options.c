@@ -411,6 +411,70 @@ static void test_usage(void)
 	   "--help documents the areas and the EPERM exit status");
 }
 
+static void test_linux_options(void)
+{
+	char buf[16384];
+	FILE *f;
+
+	ok(accepts("--kernel=/b/bzImage", "--initrd=/b/i.cpio",
+		   "--append=console=ttyS0 quiet", "--mem=512", "--vcpus=2",
+		   "--pvsched=pvsched_count", "--json") &&
+	   !strcmp(opts.kernel, "/b/bzImage") &&
+	   !strcmp(opts.initrd, "/b/i.cpio") &&
+	   !strcmp(opts.append, "console=ttyS0 quiet") &&
+	   opts.mem_mib == 512 && opts.nr_vcpus == 2 && opts.json,
+	   "--kernel, --initrd, --append, --mem with --vcpus, --pvsched");
+	ok(accepts("--kernel=bz") && !opts.initrd && !opts.append &&
+	   !opts.mem_mib, "--kernel alone: no initrd, default append, mem");
+	ok(accepts("--kernel=bz", "--append=") && opts.append &&
+	   !*opts.append, "--append= : an empty command line");
+	ok(accepts("--kernel=bz", "--mem=3072") && opts.mem_mib == 3072,
+	   "--mem=3072 (max)");
+	ok(rejects("--kernel=bz", "--mem=3073") &&
+	   !strcmp(errbuf, "minivmm: --mem: '3073' is not in 1..3072 (MiB)\n"),
+	   "--mem=3073: '%s'", errbuf);
+	ok(rejects("--kernel=bz", "--mem=0") && rejects("--kernel=bz", "--mem=1G"),
+	   "--mem=0, --mem=1G");
+	ok(rejects("--kernel=") &&
+	   !strcmp(errbuf, "minivmm: --kernel: empty path\n"), "--kernel=");
+	ok(rejects("--kernel=bz", "--initrd=") &&
+	   !strcmp(errbuf, "minivmm: --initrd: empty path\n"), "--initrd=");
+	ok(rejects("--initrd=i") &&
+	   !strcmp(errbuf, "minivmm: --initrd needs --kernel\n"),
+	   "--initrd without --kernel");
+	ok(rejects("--append=x") && strstr(errbuf, "--append needs --kernel") &&
+	   rejects("--mem=64") && strstr(errbuf, "--mem needs --kernel"),
+	   "--append, --mem without --kernel");
+	ok(rejects("--kernel=bz", "--payload=io") &&
+	   !strcmp(errbuf, "minivmm: --payload is a payload option: not with --kernel\n") &&
+	   lines(errbuf) == 1, "--kernel with --payload: one line");
+	ok(rejects("--kernel=bz", "--iterations=5") &&
+	   strstr(errbuf, "--iterations is a payload option") &&
+	   rejects("--kernel=bz", "--seconds=5") &&
+	   strstr(errbuf, "--seconds is a payload option") &&
+	   rejects("--kernel=bz", "--period-us=5") &&
+	   rejects("--kernel=bz", "--busy-loops=5") &&
+	   rejects("--kernel=bz", "--wait=spin") &&
+	   rejects("--kernel=bz", "--boost-irq") &&
+	   rejects("--kernel=bz", "--boost=hold") &&
+	   rejects("--kernel=bz", "--latency-samples") &&
+	   rejects("--kernel=bz", "--no-area") &&
+	   strstr(errbuf, "--no-area is a payload option"),
+	   "every payload option is refused with --kernel");
+	ok(accepts("--kernel=bz", "--no-pvsched", "--vcpu-fifo=10") &&
+	   accepts("--kernel=bz", "--switch=pvsched_count@1"),
+	   "--no-pvsched, --vcpu-fifo and --switch go with --kernel");
+	f = fmemopen(buf, sizeof(buf), "w");
+	options__usage(f);
+	fclose(f);
+	ok(strstr(buf, "--kernel=BZIMAGE") && strstr(buf, "--initrd=FILE") &&
+	   strstr(buf, "--append=CMDLINE") && strstr(buf, "--mem=MIB") &&
+	   strstr(buf, "port\n                       0x501") &&
+	   strstr(buf, "(default \"console=ttyS0\")") &&
+	   strstr(buf, "1..3072 (default 256)"),
+	   "--help documents the Linux options and the debug-exit port");
+}
+
 void test_options(void)
 {
 	diag("options");
@@ -426,4 +490,5 @@ void test_options(void)
 	test_no_area();
 	test_switch();
 	test_usage();
+	test_linux_options();
 }

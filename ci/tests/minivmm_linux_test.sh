@@ -1,0 +1,233 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# In-VM test of minivmm booting a Linux guest (busybox sh, jq): the same
+# bzImage as the VM's kernel, with the initramfs of
+# vmm/tests/linux-guest/mkinitrd.sh, whose /init prints what it sees and
+# ends the run through minivmm's debug-exit port (or reboots). KTAP on
+# stdout; status 0 iff every check passed or was skipped.
+#
+#   1. 2 vCPUs: the guest has CPUs 0-1 online (MP table, INIT/SIPI) and
+#      ends the run with pvexit=7 (debug exit, status 7; a reboot, status
+#      0, if the guest kernel lacks CONFIG_X86_IOPL_IOPERM: then check 2
+#      is skipped); the JSON report has both vCPU rows
+#   2. the debug-exit status of user space (pvexit), see 1
+#   3. the debug-exit port from the guest kernel itself: earlycon on port
+#      0x501 at 9600 baud writes the divisor latch, 12, to 0x501 first
+#   4. a reboot (reboot -f: the keyboard controller) ends the run, status 0
+#   5. the console's input: a shell on ttyS0 runs what minivmm's stdin
+#      sends it (receive interrupts), once the guest says it is ready
+#   6-11. the errors a user can make: one line, exit status 1 or 3
+#
+# On a kernel without pvsched (the baseline) the guests run with
+# --no-pvsched.
+#
+# A boot that does not end within L2_TIMEOUT is a failure: minivmm is
+# stopped (the timeout's SIGTERM, status 143) and prints each vCPU's
+# registers, which the failure shows. Under QEMU's TCG, run this VM with
+# one CPU (make check does): with two, a nested Linux guest hangs in
+# about half of its boots, on the unpatched 6.12 kernel too (see
+# docs/testing.md).
+#
+# Environment: MINIVMM (minivmm), L2_KERNEL (/tests/linux/bzImage),
+# L2_INITRD (/tests/linux/initrd.cpio), L2_TIMEOUT (seconds per boot, 60).
+# shellcheck disable=SC2016 # jq filters
+
+MINIVMM=${MINIVMM:-minivmm}
+KERNEL=${L2_KERNEL:-/tests/linux/bzImage}
+INITRD=${L2_INITRD:-/tests/linux/initrd.cpio}
+TIMEOUT=${L2_TIMEOUT:-60}
+HUNG=143			# minivmm stopped by the timeout's SIGTERM
+OUT=/tmp/minivmm-linux.out	# minivmm's stdout: the JSON report
+CON=/tmp/minivmm-linux.con	# its stderr: the guest's console, messages
+FIFO=/tmp/minivmm-linux.in
+NR=0
+FAILED=0
+NO_IOPERM=
+
+ok() {
+	NR=$((NR + 1))
+	echo "ok $NR $1"
+}
+
+skip() {
+	NR=$((NR + 1))
+	echo "ok $NR $1 # SKIP $2"
+}
+
+not_ok() {
+	NR=$((NR + 1))
+	FAILED=$((FAILED + 1))
+	echo "# status $rc; stdout:"
+	sed 's/^/# /' "$OUT"
+	echo "# stderr (console):"
+	sed 's/^/# /' "$CON"
+	echo "not ok $NR $1"
+}
+
+# check DESC CMD...: ok iff CMD succeeds.
+check() {
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# jqt FILTER: the report has exactly one JSON value and FILTER is true.
+jqt() {
+	[ "$(jq -s length "$OUT" 2>/dev/null)" = 1 ] &&
+		[ "$(jq "$1" "$OUT" 2>/dev/null)" = true ]
+}
+
+now() {
+	cut -d' ' -f1 /proc/uptime
+}
+
+# boot1 APPEND [MINIVMM ARGS...]: a 2-vCPU guest, --json; rc, secs.
+boot1() {
+	append=$1
+	shift
+	t0=$(now)
+	# shellcheck disable=SC2086 # empty or one word
+	timeout "$TIMEOUT" "$MINIVMM" --kernel="$KERNEL" --initrd="$INITRD" \
+		--append="$append" --vcpus=2 --json $NO_PVSCHED "$@" \
+		< /dev/null > "$OUT" 2> "$CON"
+	rc=$?
+	secs=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
+}
+
+# say_hung: if the last boot hung, say so and where its vCPUs were; the
+# check that follows fails on its status.
+say_hung() {
+	[ "$rc" = "$HUNG" ] || return 0
+	echo "# the guest hung: minivmm stopped after ${secs}s, vCPUs at:"
+	grep '^vcpu[0-9]*: rip' "$CON" | sed 's/^/#   /'
+}
+
+# boot APPEND [MINIVMM ARGS...]: boot1, then say_hung.
+boot() {
+	boot1 "$@"
+	say_hung
+}
+
+# err DESC STATUS LINE ARGS...: minivmm ARGS exits STATUS, stderr is LINE.
+err() {
+	desc=$1
+	want=$2
+	line=$3
+	shift 3
+	"$MINIVMM" "$@" < /dev/null > "$OUT" 2> "$CON"
+	rc=$?
+	check "$desc" test "$rc" = "$want" -a "$(cat "$CON")" = "$line" \
+		-a "$(wc -l < "$CON")" = 1
+}
+
+# A write to the shell's FIFO after minivmm is gone must not kill us.
+trap '' PIPE
+echo "TAP version 13"
+echo "1..11"
+for f in "$KERNEL" "$INITRD"; do
+	if [ ! -f "$f" ]; then
+		echo "Bail out! $f missing"
+		exit 1
+	fi
+done
+if [ ! -e /dev/kvm ]; then
+	echo "Bail out! no /dev/kvm"
+	exit 1
+fi
+# The baseline kernel has no pvsched: boot its guests on plain KVM.
+NO_PVSCHED=
+[ -e /proc/sys/kernel/pvsched_available_drivers ] || NO_PVSCHED=--no-pvsched
+echo "# kernel $KERNEL, initrd $INITRD, minivmm $(command -v "$MINIVMM") ${NO_PVSCHED}"
+
+# 1, 2: SMP, the debug exit from user space.
+boot "console=ttyS0 quiet panic=-1 pvexit=7"
+echo "# 2-vCPU boot to /init and out: ${secs}s (minivmm exit status $rc)"
+grep '^L2-' "$CON" | sed 's/^/# /'
+if grep -q 'pvexit: ioperm' "$CON"; then
+	NO_IOPERM=1
+	want_exit='"reboot"'
+	want_rc=0
+else
+	want_exit='"debug-exit"'
+	want_rc=7
+fi
+check "linux: 2 vCPUs online in the guest; the run ended with $want_exit, status $want_rc" \
+	eval 'grep -q "^L2-GUEST: online=0-1 nproc=2 " "$CON" && test $rc = $want_rc && jqt ".ok and .linux.exit == $want_exit and .vcpus == 2 and (.vcpu | length) == 2 and ([.vcpu[].result] | sort) == [\"exited\", \"stopped\"] and ([.vcpu[].pvsched_area] == [null, null])"'
+if [ -z "$NO_IOPERM" ]; then
+	check "linux: pvexit=7 from user space: debug exit, exit status 7" \
+		eval 'test $rc = 7 && jqt ".linux.exit == \"debug-exit\" and .linux.status == 7"'
+else
+	skip "linux: pvexit=7 from user space: debug exit" \
+		"the guest kernel lacks CONFIG_X86_IOPL_IOPERM (ioperm: ENOSYS)"
+fi
+
+# 3: the debug-exit port, from the kernel's earlycon.
+boot "console=ttyS0 quiet panic=-1 earlycon=uart8250,io,0x501,9600"
+echo "# earlycon at 0x501: ${secs}s"
+check "linux: earlycon's divisor write to 0x501: debug exit, status 12" \
+	eval 'test $rc = 12 && jqt ".ok and .linux.exit == \"debug-exit\" and .linux.status == 12 and .linux.exit_vcpu == 0"'
+
+# 4: reboot.
+boot "console=ttyS0 quiet panic=-1 pvexit=reboot"
+echo "# reboot: ${secs}s"
+check "linux: reboot -f ends the run: exit reboot, status 0" \
+	eval 'test $rc = 0 && grep -q "^L2-REBOOT" "$CON" && jqt ".ok and .linux.exit == \"reboot\" and .linux.status == 0"'
+
+# 5: console input, once the guest's shell is there.
+shell1() {
+	rm -f "$FIFO"
+	mkfifo "$FIFO"
+	t0=$(now)
+	# shellcheck disable=SC2086 # empty or one word
+	timeout "$TIMEOUT" "$MINIVMM" --kernel="$KERNEL" --initrd="$INITRD" \
+		--append="console=ttyS0 quiet panic=-1 l2shell pvexit=reboot" \
+		--vcpus=2 --json $NO_PVSCHED < "$FIFO" > "$OUT" 2> "$CON" &
+	pid=$!
+	exec 3> "$FIFO"
+	i=0
+	while ! grep -q '^L2-SHELL-READY' "$CON" &&
+	      [ $i -lt $((TIMEOUT * 10)) ] && kill -0 $pid 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	printf 'echo SHELL-$((6 * 7)) $(nproc)\nexit\n' >&3
+	exec 3>&-
+	wait $pid
+	rc=$?
+	secs=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
+	rm -f "$FIFO"
+}
+shell1
+say_hung
+echo "# shell: ${secs}s"
+check "linux: stdin reaches a shell on ttyS0: it runs 'echo SHELL-\$((6 * 7)) \$(nproc)'" \
+	eval 'grep -q "^SHELL-42 2" "$CON" && grep -q "^L2-SHELL-DONE" "$CON" && test $rc = 0 && jqt ".linux.serial_rx > 20"'
+
+# 6-11: errors.
+err "linux: no such kernel: one line, status 3" 3 \
+	"minivmm: --kernel: /nonexistent: No such file or directory" \
+	--kernel=/nonexistent
+err "linux: not a bzImage: one line, status 3" 3 \
+	"minivmm: --kernel: $INITRD: not a bzImage: no \"HdrS\" setup header at 0x202" \
+	--kernel="$INITRD"
+rc=0
+"$MINIVMM" --kernel="$KERNEL" --mem=16 < /dev/null > "$OUT" 2> "$CON" || rc=$?
+check "linux: --mem=16: too little memory for the kernel: one line, status 3" \
+	eval 'test $rc = 3 && test "$(wc -l < "$CON")" = 1 && grep -q "^minivmm: --mem=16: too little memory for the kernel: loaded at 0x1000000, it needs init_size 0x[0-9a-f]* bytes from there, [0-9]* MiB of RAM at least$" "$CON"'
+need=$(sed -n 's/.* \([0-9]*\) MiB of RAM at least$/\1/p' "$CON")
+rc=0
+"$MINIVMM" --kernel="$KERNEL" --initrd="$INITRD" --mem="${need:-40}" \
+	< /dev/null > "$OUT" 2> "$CON" || rc=$?
+check "linux: an initrd that does not fit in --mem=${need:-?}: one line, status 3" \
+	eval 'test $rc = 3 && test "$(wc -l < "$CON")" = 1 && grep -q "^minivmm: --initrd: [0-9]* bytes do not fit between the kernel.s end (0x[0-9a-f]*) and the end of RAM (--mem=$need): [0-9]* MiB of RAM at least$" "$CON"'
+err "linux: no such initrd: one line, status 3" 3 \
+	"minivmm: --initrd: /nonexistent: No such file or directory" \
+	--kernel="$KERNEL" --initrd=/nonexistent
+rc=0
+"$MINIVMM" --kernel="$KERNEL" --payload=io < /dev/null > "$OUT" 2> "$CON" || rc=$?
+check "linux: --kernel with --payload: usage error, status 1" \
+	eval 'test $rc = 1 && grep -q "^minivmm: --payload is a payload option: not with --kernel$" "$CON"'
+
+echo "# $((NR - FAILED)) passed, $FAILED failed"
+[ "$NR" = 11 ] || { echo "# planned 11, ran $NR"; exit 1; }
+[ "$FAILED" = 0 ]

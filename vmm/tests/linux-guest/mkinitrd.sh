@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Build the initramfs of the Linux guest that minivmm boots in the tests
+# (ci/tests/minivmm_linux_test.sh): static busybox, this directory's init
+# and pvexit (built here, static), as a newc cpio, reproducibly.
+#
+# Usage: vmm/tests/linux-guest/mkinitrd.sh OUTPUT
+set -eu
+
+DIR=$(cd "$(dirname "$0")" && pwd)
+OUT=${1:?usage: $0 OUTPUT}
+BUSYBOX=${BUSYBOX:-/bin/busybox}
+CC=${CC:-gcc}
+
+[ -x "$BUSYBOX" ] || { echo "mkinitrd: $BUSYBOX missing (busybox-static)" >&2; exit 1; }
+file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked' ||
+	{ echo "mkinitrd: $BUSYBOX is not static" >&2; exit 1; }
+
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+chmod 0755 "$STAGE"
+mkdir -p "$STAGE/bin" "$STAGE/proc" "$STAGE/sys" "$STAGE/dev" "$STAGE/tmp"
+cp "$BUSYBOX" "$STAGE/bin/busybox"
+ln -s busybox "$STAGE/bin/sh"
+cp "$DIR/init" "$STAGE/init"
+chmod 0755 "$STAGE/init"
+$CC -static -O2 -Wall -Wextra -o "$STAGE/bin/pvexit" "$DIR/pvexit.c"
+find "$STAGE" -exec touch -h -d @0 {} +
+(cd "$STAGE" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --owner=0:0 --reproducible --quiet) > "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
