@@ -179,7 +179,7 @@ config_make() {
 		# The pristine tree has no pvsched symbols.
 		local b filtered=()
 		for b in "${bad[@]}"; do
-			case "$b" in *PARAVIRT_SCHED*|*SAMPLE_PVSCHED*|*CONFIG_SAMPLES=*) ;;
+			case "$b" in *PARAVIRT_SCHED*|*SAMPLE_PVSCHED*|*PVSCHED_GUEST*|*CONFIG_SAMPLES=*) ;;
 			*) filtered+=("$b") ;; esac
 		done
 		bad=("${filtered[@]}")

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Build the initramfs of the Linux guest that minivmm boots in the tests
-# (ci/tests/minivmm_linux_test.sh): static busybox, this directory's init
-# and pvexit (built here, static), as a newc cpio, reproducibly.
+# (ci/tests/minivmm_linux_test.sh): static busybox, this directory's init,
+# pvexit and pvdev (built here, static), as a newc cpio, reproducibly.
 #
 # Usage: vmm/tests/linux-guest/mkinitrd.sh OUTPUT
 set -eu
@@ -25,6 +25,7 @@ ln -s busybox "$STAGE/bin/sh"
 cp "$DIR/init" "$STAGE/init"
 chmod 0755 "$STAGE/init"
 $CC -static -O2 -Wall -Wextra -o "$STAGE/bin/pvexit" "$DIR/pvexit.c"
+$CC -static -O2 -Wall -Wextra -o "$STAGE/bin/pvdev" "$DIR/pvdev.c"
 find "$STAGE" -exec touch -h -d @0 {} +
 (cd "$STAGE" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --owner=0:0 --reproducible --quiet) > "$OUT.tmp"
