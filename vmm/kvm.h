@@ -10,6 +10,18 @@
 #include "kvm-ioctl.h"
 #include "layout.h"
 
+/*
+ * Linux guests: three pages for the TSS that Intel's VMX needs to run
+ * real mode (the APs' SIPI trampoline) without unrestricted guest, below
+ * the BIOS ROM's 4 GiB alias, where QEMU and kvmtool put it too; VMX
+ * without unrestricted guest also backs its EPT identity map page
+ * (VMX_EPT_IDENTITY_PAGETABLE_ADDR) below it. Both are KVM's private
+ * memory: no BAR may decode there (pci.c).
+ */
+#define KVM_TSS_GPA		0xfffbd000UL
+#define KVM_TSS_PAGES		3
+#define KVM_IDENTITY_MAP_GPA	0xfffbc000UL
+
 struct kvm {
 	int sys_fd;			/* /dev/kvm */
 	int vm_fd;

@@ -27,5 +27,6 @@ void test_latency(void);
 void test_kvm_ioctl(void);
 void test_linux(void);
 void test_serial(void);
+void test_pci(void);
 
 #endif /* MINIVMM_TAP_H */
