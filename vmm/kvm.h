@@ -22,6 +22,8 @@
 #define KVM_TSS_PAGES		3
 #define KVM_IDENTITY_MAP_GPA	0xfffbc000UL
 
+struct pci_bus;
+
 struct kvm {
 	int sys_fd;			/* /dev/kvm */
 	int vm_fd;
@@ -35,13 +37,14 @@ struct kvm {
 	/*
 	 * A Linux guest (--kernel): vCPU 0 enters at linux_entry with RSI =
 	 * linux_boot_params, the others wait for INIT/SIPI; port I/O goes to
-	 * io_bus, and exit says how the guest ended the run. NULL io_bus for
-	 * the payloads.
+	 * io_bus, MMIO outside RAM to pci's BARs first, and exit says how the
+	 * guest ended the run. NULL io_bus and pci for the payloads.
 	 */
 	bool linux_guest;
 	__u64 linux_entry;
 	__u64 linux_boot_params;
 	struct ioport_bus *io_bus;
+	struct pci_bus *pci;
 	struct guest_exit exit;
 };
 

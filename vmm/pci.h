@@ -75,7 +75,7 @@ struct pci_func {
 	__u16 vendor, device;
 	__u16 subsys_vendor, subsys_device;
 	__u32 class_rev;		/* class code << 8 | revision ID */
-	__u32 bar_size;			/* BAR0: a power of two, 0: no BAR */
+	__u32 bar_size;			/* BAR0: a power of 2, 0: none */
 	pci_mmio_fn mmio;
 	void *priv;
 

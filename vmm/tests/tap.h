@@ -28,5 +28,6 @@ void test_kvm_ioctl(void);
 void test_linux(void);
 void test_serial(void);
 void test_pci(void);
+void test_pvsched_dev(void);
 
 #endif /* MINIVMM_TAP_H */
