@@ -15,6 +15,7 @@
 
 #include "kvm-cpu.h"
 #include "linux.h"
+#include "pci.h"
 #include "util.h"
 #include "x86.h"
 
@@ -70,6 +71,24 @@ int kvm_cpu__set_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
 			 errno_name(err));
 		return -err;
 	}
+	cpu->area_gpa = gpa;
+	return 0;
+}
+
+/*
+ * For the pvsched device: the guest asked to register its area at @gpa
+ * (0: unregister). On the vCPU's own thread, which the MMIO exit that
+ * asked is handled on: KVM_SET_PVSCHED_AREA from any other thread would
+ * wait for the vCPU's mutex, held for as long as it sits in KVM_RUN. 0,
+ * or the negative errno and nothing printed: the device tells the guest.
+ * A failure keeps what the vCPU had, in KVM and in the report.
+ */
+int kvm_cpu__set_guest_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
+{
+	struct kvm_pvsched_area area = { .gpa = gpa, .flags = 0 };
+
+	if (__kvm_cpu_ioctl(cpu, KVM_SET_PVSCHED_AREA, &area))
+		return -errno;
 	cpu->area_gpa = gpa;
 	return 0;
 }
@@ -420,14 +439,22 @@ static enum kvm_cpu_state kvm_cpu__internal_error(struct kvm_cpu *cpu)
 }
 
 /*
- * A Linux guest's MMIO outside RAM and KVM's LAPIC and IOAPIC: no device
- * there (no PCI, no HPET without ACPI): reads give all ones, writes are
- * dropped, as on a PC's empty bus.
+ * A Linux guest's MMIO outside RAM and KVM's LAPIC and IOAPIC: a PCI
+ * BAR's (the pvsched device's), handled here on this vCPU's thread; else
+ * no device there (no HPET without ACPI): reads give all ones, writes
+ * are dropped, as on a PC's empty bus.
  */
 static enum kvm_cpu_state kvm_cpu__linux_mmio(struct kvm_cpu *cpu)
 {
 	struct kvm_run *run = cpu->run;
+	unsigned int len = run->mmio.len;
 
+	if (len > sizeof(run->mmio.data))
+		len = sizeof(run->mmio.data);
+	if (cpu->kvm->pci && pci__mmio(cpu->kvm->pci, cpu->id,
+				       run->mmio.phys_addr, run->mmio.data,
+				       len, run->mmio.is_write))
+		return KVM_CPU_RUNNING;
 	if (!run->mmio.is_write)
 		memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
 	return KVM_CPU_RUNNING;

@@ -18,12 +18,6 @@
 #define KVM_DEV			"/dev/kvm"
 #define KVM_API_VERSION_WANTED	12
 #define KVM_CPUID_MAX_ENTRIES	256
-/*
- * Linux guests: three pages for the TSS that Intel's VMX needs to run
- * real mode (the APs' SIPI trampoline) without unrestricted guest, below
- * the BIOS ROM's 4 GiB alias, where QEMU and kvmtool put it too.
- */
-#define KVM_TSS_GPA		0xfffbd000UL
 
 static const struct kvm_cap_req {
 	int cap;

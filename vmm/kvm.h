@@ -10,6 +10,20 @@
 #include "kvm-ioctl.h"
 #include "layout.h"
 
+/*
+ * Linux guests: three pages for the TSS that Intel's VMX needs to run
+ * real mode (the APs' SIPI trampoline) without unrestricted guest, below
+ * the BIOS ROM's 4 GiB alias, where QEMU and kvmtool put it too; VMX
+ * without unrestricted guest also backs its EPT identity map page
+ * (VMX_EPT_IDENTITY_PAGETABLE_ADDR) below it. Both are KVM's private
+ * memory: no BAR may decode there (pci.c).
+ */
+#define KVM_TSS_GPA		0xfffbd000UL
+#define KVM_TSS_PAGES		3
+#define KVM_IDENTITY_MAP_GPA	0xfffbc000UL
+
+struct pci_bus;
+
 struct kvm {
 	int sys_fd;			/* /dev/kvm */
 	int vm_fd;
@@ -23,13 +37,14 @@ struct kvm {
 	/*
 	 * A Linux guest (--kernel): vCPU 0 enters at linux_entry with RSI =
 	 * linux_boot_params, the others wait for INIT/SIPI; port I/O goes to
-	 * io_bus, and exit says how the guest ended the run. NULL io_bus for
-	 * the payloads.
+	 * io_bus, MMIO outside RAM to pci's BARs first, and exit says how the
+	 * guest ended the run. NULL io_bus and pci for the payloads.
 	 */
 	bool linux_guest;
 	__u64 linux_entry;
 	__u64 linux_boot_params;
 	struct ioport_bus *io_bus;
+	struct pci_bus *pci;
 	struct guest_exit exit;
 };
 

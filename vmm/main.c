@@ -15,10 +15,12 @@
  *
  * A Linux guest (--kernel) instead of a payload: read the bzImage and the
  * initrd and place them (linux.c) before KVM -> the VM with the PIT, the
- * kernel, its zero page and the MP table, the UART and the port devices
- * -> vCPU 0 at startup_64, the others waiting for INIT/SIPI -> the main
- * loop also feeds the console's input to the UART -> the guest ends the
- * run (debug exit, reboot) -> report; the exit status is the guest's.
+ * kernel, its zero page and the MP table, the UART and the port devices,
+ * PCI bus 0 with the pvsched device (through which the guest registers
+ * its own pvsched areas) -> vCPU 0 at startup_64, the others waiting for
+ * INIT/SIPI -> the main loop also feeds the console's input to the UART
+ * -> the guest ends the run (debug exit, reboot) -> report; the exit
+ * status is the guest's.
  *
  * The exit statuses (options.h, --help, README.md) are decided here and
  * nowhere else: the other files give 0 or -errno and print what went
@@ -47,6 +49,8 @@
 #include "mptable.h"
 #include "options.h"
 #include "payload.h"
+#include "pci.h"
+#include "pvsched-dev.h"
 #include "pvsched.h"
 #include "report.h"
 #include "serial.h"
@@ -99,6 +103,8 @@ struct run {
 	struct serial serial;		/* COM1 */
 	struct serial_console console;	/* its host side */
 	struct ioport_bus io_bus;
+	struct pci_bus pci;
+	struct pvsched_dev pvsched_dev;
 	struct report_linux linux_report;
 };
 
@@ -374,6 +380,47 @@ static void run__serial_irq(void *opaque, bool level)
 	kvm__irq_line(&run->kvm, SERIAL_COM1_IRQ, level);
 }
 
+/*
+ * The pvsched device's COMMAND, on the thread of vCPU @vcpu: the MMIO
+ * exit that wrote it is handled there, so the vCPU ioctl is made by the
+ * vCPU's own thread.
+ */
+static int run__pvsched_dev_area(void *opaque, unsigned int vcpu, __u64 gpa)
+{
+	struct run *run = opaque;
+
+	return kvm_cpu__set_guest_pvsched_area(&run->cpus[vcpu], gpa);
+}
+
+/*
+ * PCI bus 0: the host bridge, the pvsched device, ports 0xcf8-0xcff.
+ * The device offers areas when KVM does; with --no-pvsched it exists
+ * but offers none, and KVM is not asked.
+ */
+static int run__pci(struct run *run)
+{
+	struct kvm *kvm = &run->kvm;
+	bool areas = !run->opts.no_pvsched && kvm__has_pvsched_area(kvm);
+	int ret;
+
+	pci__init(&run->pci, kvm->mem_size);
+	kvm->pci = &run->pci;
+	pvsched_dev__init(&run->pvsched_dev, run->opts.nr_vcpus, kvm->mem_size,
+			  areas, run__pvsched_dev_area, run);
+	ret = pci__register_host_bridge(&run->pci);
+	if (!ret)
+		ret = pvsched_dev__register(&run->pvsched_dev, &run->pci);
+	if (!ret)
+		ret = pci__register_ports(&run->pci, &run->io_bus);
+	if (ret)
+		pr_err("PCI devices: %s", strerror(-ret));
+	if (run->opts.no_pvsched)
+		run->report.area = AREA_NOT_USED;
+	else
+		run->report.area = areas ? AREA_BY_GUEST : AREA_NOT_OFFERED;
+	return ret;
+}
+
 /* The MP table, with CPUID.1 of the vCPUs in its processor entries. */
 static int run__mptable(struct run *run)
 {
@@ -399,8 +446,9 @@ static int run__mptable(struct run *run)
 
 /*
  * A Linux guest's VM: irqchip, PIT, --mem of RAM with the kernel, initrd,
- * zero page and MP table, the UART and the port devices, the vCPUs. The
- * guest registers its own pvsched areas (none without the device).
+ * zero page and MP table, the UART and the port devices, PCI with the
+ * pvsched device, the vCPUs. The guest registers its own pvsched areas,
+ * through the device.
  */
 static int run__create_linux_vm(struct run *run)
 {
@@ -436,14 +484,14 @@ static int run__create_linux_vm(struct run *run)
 		return EXIT_FAILED;
 	}
 	kvm->io_bus = &run->io_bus;
+	if (run__pci(run))
+		return EXIT_FAILED;
 
 	for (i = 0; i < run->opts.nr_vcpus; i++) {
 		run->nr_cpus++;
 		if (kvm_cpu__init(&run->cpus[i], kvm, i))
 			return EXIT_FAILED;
 	}
-	run->report.area = run->opts.no_pvsched ? AREA_NOT_USED :
-						  AREA_BY_GUEST;
 	return EXIT_OK;
 }
 
@@ -820,6 +868,9 @@ static bool run__linux_report(struct run *run)
 	l->unhandled_io = run->io_bus.unhandled;
 	l->serial_tx = run->serial.tx_bytes;
 	l->serial_rx = run->serial.rx_bytes;
+	l->pvsched_dev_area_versions = run->pvsched_dev.area_versions;
+	l->pvsched_dev_bar = run->pvsched_dev.pci.bar;
+	l->pvsched_dev_bad_accesses = run->pvsched_dev.bad_accesses;
 	if (l->exit.reason == GUEST_EXIT_NONE) {
 		if (ok)
 			pr_err("the guest did not end the run");
@@ -873,6 +924,8 @@ static void run__destroy_vm(struct run *run)
 		kvm_cpu__exit(&run->cpus[i]);
 	if (run->kvm.io_bus)
 		serial__destroy(&run->serial);
+	if (run->kvm.pci)
+		pci__destroy(&run->pci);
 	kvm__close(&run->kvm);
 }
 

@@ -46,6 +46,12 @@ static void report__text_linux(FILE *f, const struct report *r)
 	else
 		fprintf(f, "FAILED");
 	fprintf(f, "\ncmdline: %s\n", l->cmdline);
+	fprintf(f, "pvsched device: area versions %#x, BAR0 %#x",
+		l->pvsched_dev_area_versions, l->pvsched_dev_bar);
+	if (l->pvsched_dev_bad_accesses)
+		fprintf(f, ", %llu accesses of a bad size or offset ignored",
+			l->pvsched_dev_bad_accesses);
+	fputc('\n', f);
 }
 
 static void report__text_header(FILE *f, const struct report *r)
@@ -113,7 +119,7 @@ driver:
 	else if (r->area == AREA_NOT_OFFERED)
 		fprintf(f, "pvsched area: none, KVM does not offer KVM_CAP_PVSCHED_AREA\n");
 	else if (r->area == AREA_BY_GUEST)
-		fprintf(f, "pvsched area: the guest's own, minivmm registers none for a Linux guest\n");
+		fprintf(f, "pvsched area: the guest's own, registered through the pvsched device\n");
 }
 
 /* The area as the driver left it, for a vCPU that has one. */
@@ -294,8 +300,11 @@ static void report__json_linux(FILE *f, const struct report_linux *l)
 		fprintf(f, "\"exit\":\"%s\",\"status\":%d,\"exit_vcpu\":%d,",
 			guest_exit__name(reason), l->exit.status, l->exit.vcpu);
 	fprintf(f, "\"serial_tx\":%llu,\"serial_rx\":%llu,"
-		"\"unhandled_io\":%llu},",
-		l->serial_tx, l->serial_rx, l->unhandled_io);
+		"\"unhandled_io\":%llu,\"pvsched_dev\":{\"area_versions\":%u,"
+		"\"bar0\":%u,\"bad_accesses\":%llu}},",
+		l->serial_tx, l->serial_rx, l->unhandled_io,
+		l->pvsched_dev_area_versions, l->pvsched_dev_bar,
+		l->pvsched_dev_bad_accesses);
 }
 
 /* "driver":null with --no-pvsched: no pvsched ioctl was made. */

@@ -34,7 +34,8 @@ enum area_status {
 	AREA_NOT_USED,		/* --no-pvsched: KVM not even asked */
 	AREA_NOT_OFFERED,	/* no KVM_CAP_PVSCHED_AREA: run without */
 	AREA_REGISTERED,	/* one per vCPU, KVM_SET_PVSCHED_AREA */
-	AREA_BY_GUEST,		/* Linux: the guest registers its own */
+	AREA_BY_GUEST,		/* Linux: the guest registers its own,
+				   through the pvsched device */
 };
 
 /* A Linux guest (--kernel): what it booted, how it ended. */
@@ -47,6 +48,10 @@ struct report_linux {
 	unsigned long long unhandled_io;	/* port accesses nobody took */
 	unsigned long long serial_tx;	/* bytes the guest sent to the UART */
 	unsigned long long serial_rx;	/* bytes it got */
+	unsigned int pvsched_dev_area_versions;	/* its AREA_VERSIONS */
+	__u32 pvsched_dev_bar;		/* its BAR0 at the end */
+	/* Accesses to its registers of a bad size or offset. */
+	unsigned long long pvsched_dev_bad_accesses;
 };
 
 struct report {

@@ -27,5 +27,7 @@ void test_latency(void);
 void test_kvm_ioctl(void);
 void test_linux(void);
 void test_serial(void);
+void test_pci(void);
+void test_pvsched_dev(void);
 
 #endif /* MINIVMM_TAP_H */

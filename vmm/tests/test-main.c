@@ -75,6 +75,8 @@ int main(void)
 	test_kvm_ioctl();
 	test_linux();
 	test_serial();
+	test_pci();
+	test_pvsched_dev();
 	test_fake();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tap_tmpdir);
