@@ -89,7 +89,8 @@ int kvm_cpu__set_guest_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
 
 	if (__kvm_cpu_ioctl(cpu, KVM_SET_PVSCHED_AREA, &area))
 		return -errno;
-	cpu->area_gpa = gpa;
+	/* The main thread samples the area meanwhile. */
+	__atomic_store_n(&cpu->area_gpa, gpa, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -115,6 +116,30 @@ int kvm_cpu__get_tsc_khz(struct kvm_cpu *cpu, unsigned long long *khz)
 	}
 	*khz = ret;
 	return 0;
+}
+
+/*
+ * From the main thread, while a Linux guest runs: what the guest asks in
+ * the area the vCPU has registered now, if any. Read only, each field
+ * once; the guest writes them whenever it likes.
+ */
+void kvm_cpu__sample_guest_fields(struct kvm_cpu *cpu)
+{
+	__u64 gpa = __atomic_load_n(&cpu->area_gpa, __ATOMIC_ACQUIRE);
+	struct pvsched_vcpu_area *a;
+	__u32 prio;
+
+	if (!gpa)
+		return;
+	a = kvm__gpa_to_hva(cpu->kvm, gpa, sizeof(*a));
+	if (!a)
+		return;
+	cpu->guest_seen.samples++;
+	cpu->guest_seen.flags |= __atomic_load_n(&a->guest_flags,
+						 __ATOMIC_RELAXED);
+	prio = __atomic_load_n(&a->guest_prio, __ATOMIC_RELAXED);
+	if (prio > cpu->guest_seen.prio_max)
+		cpu->guest_seen.prio_max = prio;
 }
 
 /*

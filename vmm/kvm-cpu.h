@@ -74,6 +74,18 @@ struct kvm_cpu {
 	 */
 	__u64 area_gpa;
 	struct pvsched_vcpu_area area;
+
+	/*
+	 * A Linux guest's requests as the main thread sampled them from its
+	 * area every main-loop tick (main thread only): what the guest asked
+	 * for, which the area no longer shows once the guest moved on or
+	 * unregistered it.
+	 */
+	struct {
+		unsigned long long samples;	/* ticks with an area */
+		__u32 flags;			/* guest_flags ORed */
+		__u32 prio_max;			/* highest guest_prio */
+	} guest_seen;
 };
 
 int kvm_cpu__init(struct kvm_cpu *cpu, struct kvm *kvm, unsigned int id);
@@ -85,6 +97,7 @@ void kvm_cpu__gate_wait(struct kvm_cpu_gate *gate, unsigned int n);
 void kvm_cpu__gate_open(struct kvm_cpu_gate *gate);
 int kvm_cpu__set_fifo(struct kvm_cpu *cpu, unsigned int prio);
 void kvm_cpu__read_pvsched_area(struct kvm_cpu *cpu);
+void kvm_cpu__sample_guest_fields(struct kvm_cpu *cpu);
 void kvm_cpu__dump(struct kvm_cpu *cpu);
 void *kvm_cpu__thread(void *arg);
 void kvm_cpu__kick(struct kvm_cpu *cpu);

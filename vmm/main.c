@@ -765,6 +765,15 @@ static bool run__tick(struct run *run, unsigned int *next_switch,
 	return true;
 }
 
+/* A Linux guest's requests in its areas, every main-loop tick. */
+static void run__sample_guest_fields(struct run *run)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->nr_started; i++)
+		kvm_cpu__sample_guest_fields(&run->cpus[i]);
+}
+
 static void run__main_loop(struct run *run)
 {
 	struct timespec ts = { .tv_nsec = MAIN_LOOP_NS };
@@ -776,6 +785,8 @@ static void run__main_loop(struct run *run)
 			run__stop_vcpus(run);
 			break;
 		}
+		if (run->linux_guest)
+			run__sample_guest_fields(run);
 		if (!run->linux_guest)
 			nanosleep(&ts, NULL);
 		else if (serial__console_poll(&run->console, &run->serial,

@@ -122,11 +122,19 @@ driver:
 		fprintf(f, "pvsched area: the guest's own, registered through the pvsched device\n");
 }
 
-/* The area as the driver left it, for a vCPU that has one. */
-static void report__text_area(FILE *f, const struct kvm_cpu *cpu)
+/*
+ * The area as the driver left it, for a vCPU that has one; for a Linux
+ * guest, also what it asked while it ran.
+ */
+static void report__text_area(FILE *f, const struct kvm_cpu *cpu,
+			      bool linux_guest)
 {
 	const struct pvsched_vcpu_area *a = &cpu->area;
 
+	if (linux_guest)
+		fprintf(f, "vcpu%u: the guest asked for flags %#x, priority up to %u (%llu samples)\n",
+			cpu->id, cpu->guest_seen.flags,
+			cpu->guest_seen.prio_max, cpu->guest_seen.samples);
 	if (!cpu->area_gpa)
 		return;
 	fprintf(f, "vcpu%u: pvsched area %#llx: version %u, boosts %u, unboosts %u, throttles %u, boosted_ns %llu, host_flags %#x, guest saw BOOSTED %llu times\n",
@@ -227,7 +235,7 @@ void report__text(FILE *f, const struct report *r)
 				cpu->id, cpu->shadow_irqs);
 	}
 	for (i = 0; i < r->nr_cpus; i++)
-		report__text_area(f, &r->cpus[i]);
+		report__text_area(f, &r->cpus[i], r->linux_guest);
 	for (i = 0; r->latency && i < r->nr_cpus; i++)
 		report__text_latency(f, &r->cpus[i], &r->latency[i]);
 }
@@ -389,9 +397,24 @@ static void report__json_latency(FILE *f, const struct kvm_cpu *cpu,
 	fprintf(f, "}");
 }
 
+/*
+ * "guest_seen": a Linux guest's requests, as sampled while it ran (no
+ * such key for a payload, whose requests the payload itself reports).
+ */
+static void report__json_guest_seen(FILE *f, const struct kvm_cpu *cpu,
+				    bool linux_guest)
+{
+	if (!linux_guest)
+		return;
+	fprintf(f, ",\"guest_seen\":{\"samples\":%llu,\"flags\":%u,"
+		"\"prio_max\":%u}", cpu->guest_seen.samples,
+		cpu->guest_seen.flags, cpu->guest_seen.prio_max);
+}
+
 static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
 			      const struct tid_stats *s,
-			      const struct latency_stats *l, bool samples)
+			      const struct latency_stats *l, bool samples,
+			      bool linux_guest)
 {
 	const struct pvsched_counts *c = &s->counts;
 
@@ -422,6 +445,7 @@ static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,
 			fprintf(f, "null}");
 	}
 	report__json_area(f, cpu);
+	report__json_guest_seen(f, cpu, linux_guest);
 	report__json_latency(f, cpu, l, samples);
 	fputc('}', f);
 }
@@ -481,7 +505,7 @@ void report__json(FILE *f, const struct report *r)
 			fputc(',', f);
 		report__json_vcpu(f, &r->cpus[i], &r->stats[i],
 				  r->latency ? &r->latency[i] : NULL,
-				  r->opts->latency_samples);
+				  r->opts->latency_samples, r->linux_guest);
 	}
 	fprintf(f, "]}\n");
 }

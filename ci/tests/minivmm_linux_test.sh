@@ -13,10 +13,18 @@
 #   2. the debug-exit status of user space (pvexit), see 1
 #   3. the debug-exit port from the guest kernel itself: earlycon on port
 #      0x501 at 9600 baud writes the divisor latch, 12, to 0x501 first
-#   4. a reboot (reboot -f: the keyboard controller) ends the run, status 0
+#   4. a reboot (reboot -f: the keyboard controller) ends the run, status
+#      0; the guest driver unregistered its areas before (shutdown)
 #   5. the console's input: a shell on ttyS0 runs what minivmm's stdin
 #      sends it (receive interrupts), once the guest says it is ready
 #   6-11. the errors a user can make: one line, exit status 1 or 3
+#   12-16. the pvsched device and the guest driver: both vCPUs register
+#      the areas the driver chose (the report shows them); a SCHED_FIFO 50
+#      loop on CPU 1 makes vCPU 1 ask (priority 50) and pvsched_boost
+#      boost it, vCPU 0 neither; garbage written to the device from user
+#      space gets error statuses and changes no area; without a real-time
+#      task nothing is asked nor boosted, and CPU 1 offline unregisters
+#      vCPU 1's area; pvsched_count sees the guest's events
 #
 # On a kernel without pvsched (the baseline) the guests run with
 # --no-pvsched.
@@ -92,6 +100,8 @@ boot1() {
 		< /dev/null > "$OUT" 2> "$CON"
 	rc=$?
 	secs=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
+	# The guest's tty ends its lines with CR LF.
+	tr -d '\r' < "$CON" > "$CON.lf" && mv "$CON.lf" "$CON"
 }
 
 # say_hung: if the last boot hung, say so and where its vCPUs were; the
@@ -123,7 +133,7 @@ err() {
 # A write to the shell's FIFO after minivmm is gone must not kill us.
 trap '' PIPE
 echo "TAP version 13"
-echo "1..11"
+echo "1..16"
 for f in "$KERNEL" "$INITRD"; do
 	if [ ! -f "$f" ]; then
 		echo "Bail out! $f missing"
@@ -152,7 +162,7 @@ else
 	want_rc=7
 fi
 check "linux: 2 vCPUs online in the guest; the run ended with $want_exit, status $want_rc" \
-	eval 'grep -q "^L2-GUEST: online=0-1 nproc=2 " "$CON" && test $rc = $want_rc && jqt ".ok and .linux.exit == $want_exit and .vcpus == 2 and (.vcpu | length) == 2 and ([.vcpu[].result] | sort) == [\"exited\", \"stopped\"] and ([.vcpu[].pvsched_area] == [null, null])"'
+	eval 'grep -q "^L2-GUEST: online=0-1 nproc=2 " "$CON" && test $rc = $want_rc && jqt ".ok and .linux.exit == $want_exit and .vcpus == 2 and (.vcpu | length) == 2 and ([.vcpu[].result] | sort) == [\"exited\", \"stopped\"]"'
 if [ -z "$NO_IOPERM" ]; then
 	check "linux: pvexit=7 from user space: debug exit, exit status 7" \
 		eval 'test $rc = 7 && jqt ".linux.exit == \"debug-exit\" and .linux.status == 7"'
@@ -170,18 +180,29 @@ check "linux: earlycon's divisor write to 0x501: debug exit, status 12" \
 # 4: reboot.
 boot "console=ttyS0 quiet panic=-1 pvexit=reboot"
 echo "# reboot: ${secs}s"
-check "linux: reboot -f ends the run: exit reboot, status 0" \
-	eval 'test $rc = 0 && grep -q "^L2-REBOOT" "$CON" && jqt ".ok and .linux.exit == \"reboot\" and .linux.status == 0"'
+# With pvsched, the guest driver's shutdown unregisters both areas first
+# (they were registered: 12), so the report shows none.
+no_areas=true
+# shellcheck disable=SC2034 # in the check that evals it
+[ -n "$NO_PVSCHED" ] || no_areas='([.vcpu[].pvsched_area] == [null, null]) and ([.vcpu[].guest_seen.samples] | min) > 0'
+check "linux: reboot -f ends the run: exit reboot, status 0; no area left registered" \
+	eval 'test $rc = 0 && grep -q "^L2-REBOOT" "$CON" && jqt ".ok and .linux.exit == \"reboot\" and .linux.status == 0 and $no_areas"'
 
-# 5: console input, once the guest's shell is there.
-shell1() {
+# shell_run PVEXIT SCRIPT [MINIVMM ARGS...]: a 2-vCPU guest with a shell
+# on its console (l2shell); once the guest says it is ready, SCRIPT and
+# "exit" go to minivmm's stdin, and the guest then ends the run with
+# pvexit=PVEXIT. rc, secs; say_hung.
+shell_run() {
+	pvexit=$1
+	script=$2
+	shift 2
 	rm -f "$FIFO"
 	mkfifo "$FIFO"
 	t0=$(now)
 	# shellcheck disable=SC2086 # empty or one word
 	timeout "$TIMEOUT" "$MINIVMM" --kernel="$KERNEL" --initrd="$INITRD" \
-		--append="console=ttyS0 quiet panic=-1 l2shell pvexit=reboot" \
-		--vcpus=2 --json $NO_PVSCHED < "$FIFO" > "$OUT" 2> "$CON" &
+		--append="console=ttyS0 quiet panic=-1 l2shell pvexit=$pvexit" \
+		--vcpus=2 --json $NO_PVSCHED "$@" < "$FIFO" > "$OUT" 2> "$CON" &
 	pid=$!
 	exec 3> "$FIFO"
 	i=0
@@ -190,15 +211,19 @@ shell1() {
 		sleep 0.1
 		i=$((i + 1))
 	done
-	printf 'echo SHELL-$((6 * 7)) $(nproc)\nexit\n' >&3
+	printf '%s\nexit\n' "$script" >&3
 	exec 3>&-
 	wait $pid
 	rc=$?
 	secs=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
 	rm -f "$FIFO"
+	# The guest's tty ends its lines with CR LF.
+	tr -d '\r' < "$CON" > "$CON.lf" && mv "$CON.lf" "$CON"
+	say_hung
 }
-shell1
-say_hung
+
+# 5: console input, once the guest's shell is there.
+shell_run reboot 'echo SHELL-$((6 * 7)) $(nproc)'
 echo "# shell: ${secs}s"
 check "linux: stdin reaches a shell on ttyS0: it runs 'echo SHELL-\$((6 * 7)) \$(nproc)'" \
 	eval 'grep -q "^SHELL-42 2" "$CON" && grep -q "^L2-SHELL-DONE" "$CON" && test $rc = 0 && jqt ".linux.serial_rx > 20"'
@@ -228,6 +253,55 @@ rc=0
 check "linux: --kernel with --payload: usage error, status 1" \
 	eval 'test $rc = 1 && grep -q "^minivmm: --payload is a payload option: not with --kernel$" "$CON"'
 
+# 12-16: the pvsched device and the guest driver (kernel patches 25, 26)
+# with pvsched_boost (pvsched_count for 16). A run that ends with the
+# debug exit leaves the areas registered: the report shows them.
+if [ -n "$NO_PVSCHED" ]; then
+	for t in "both vCPUs register the areas the guest driver chose" \
+		 "rtspin at FIFO 50 on CPU 1: vCPU 1 asks with priority 50 and is boosted, vCPU 0 neither" \
+		 "garbage to the device: error statuses, the areas as they were" \
+		 "no real-time task, CPU 1 offline: no boost, vCPU 1's area unregistered" \
+		 "pvsched_count counts the Linux guest's events"; do
+		skip "linux pvsched: $t" "the kernel has no pvsched"
+	done
+else
+	insmod /lib/modules/pvsched_boost.ko 2>/dev/null
+	# 12, 13: registration; a real-time busy loop on CPU 1 for 2 s.
+	boot "console=ttyS0 quiet panic=-1 pvexit=5 l2run=pvsched-rt" \
+		--pvsched=pvsched_boost
+	echo "# rtspin boot: ${secs}s"
+	grep -E '^(magic|cpu[0-9]|rtspin)|pvsched_guest' "$CON" | sed 's/^/# /'
+	# shellcheck disable=SC2034 # g0, g1: in the checks that eval them
+	g0=$(sed -n 's/^cpu0 gpa=\(0x[0-9a-f]*\) status=0$/\1/p' "$CON")
+	# shellcheck disable=SC2034
+	g1=$(sed -n 's/^cpu1 gpa=\(0x[0-9a-f]*\) status=0$/\1/p' "$CON")
+	check "linux pvsched: both vCPUs register the areas the guest driver chose" \
+		eval 'test $rc = 5 && grep -q "^magic=0x50565343 version=1 area_versions=0x2 area_size=64$" "$CON" && test -n "$g0" -a -n "$g1" && jqt "[.vcpu[].pvsched_area.gpa] == [$((g0)), $((g1))] and ([.vcpu[].pvsched_area.gpa % 64] == [0, 0]) and $((g0)) != $((g1)) and ([.vcpu[].pvsched_area.version] == [1, 1])"'
+	check "linux pvsched: rtspin at FIFO 50 on CPU 1: vCPU 1 asks with priority 50 and is boosted, vCPU 0 neither" \
+		eval 'grep -q "^rtspin: cpu 1, FIFO 50" "$CON" && jqt ".vcpu[1].guest_seen.prio_max == 50 and .vcpu[1].pvsched_area.boosts > 0 and .vcpu[0].guest_seen.prio_max == 0 and .vcpu[0].guest_seen.flags == 0 and .vcpu[0].pvsched_area.boosts == 0"'
+
+	# 14, 15: garbage from the guest's user space, on CPU 0's bank (an
+	# address beyond RAM, CPU 1's area, an unaligned one, version 2),
+	# then CPU 1 offline; no real-time task anywhere.
+	boot "console=ttyS0 quiet panic=-1 pvexit=6 l2run=pvsched-garbage" \
+		--pvsched=pvsched_boost
+	echo "# garbage and offline boot: ${secs}s"
+	grep -E '^(AREAS|GARBAGE|ONLINE):|pvsched_guest' "$CON" | sed 's/^/# /'
+	# shellcheck disable=SC2034
+	g0=$(sed -n 's/^AREAS: \(0x[0-9a-f]*\) 0x[0-9a-f]*$/\1/p' "$CON")
+	check "linux pvsched: garbage to the device: error statuses, the areas as they were" \
+		eval 'test $rc = 6 && grep -q "^GARBAGE: status=1 status=1 status=1 status=2$" "$CON" && test -n "$g0" && jqt ".vcpu[0].pvsched_area.gpa == $((g0)) and .vcpu[0].pvsched_area.version == 1"'
+	check "linux pvsched: no real-time task, CPU 1 offline: no boost, vCPU 1's area unregistered" \
+		eval 'grep -q "^ONLINE: 0$" "$CON" && jqt ".vcpu[1].pvsched_area == null and .vcpu[0].pvsched_area.boosts == 0 and ([.vcpu[].guest_seen.flags] == [0, 0])"'
+
+	# 16: pvsched_count sees the guest's exits and halts.
+	boot "console=ttyS0 quiet panic=-1 pvexit=7 l2run=pvsched-idle" \
+		--pvsched=pvsched_count
+	echo "# pvsched_count boot: ${secs}s"
+	check "linux pvsched: pvsched_count counts the Linux guest's events" \
+		eval 'test $rc = 7 && jqt "([.vcpu[].callbacks.vmexit] | min) > 0 and ([.vcpu[].callbacks.halt] | min) > 0 and ([.vcpu[].pvsched_area.gpa] | min) > 0"'
+fi
+
 echo "# $((NR - FAILED)) passed, $FAILED failed"
-[ "$NR" = 11 ] || { echo "# planned 11, ran $NR"; exit 1; }
+[ "$NR" = 16 ] || { echo "# planned 16, ran $NR"; exit 1; }
 [ "$FAILED" = 0 ]

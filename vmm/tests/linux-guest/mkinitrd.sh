@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the initramfs of the Linux guest that minivmm boots in the tests
 # (ci/tests/minivmm_linux_test.sh): static busybox, this directory's init,
-# pvexit and pvdev (built here, static), as a newc cpio, reproducibly.
+# pvexit, pvdev and rtspin (built here, static), the test scripts of
+# scripts/ (init's l2run=NAME), as a newc cpio, reproducibly.
 #
 # Usage: vmm/tests/linux-guest/mkinitrd.sh OUTPUT
 set -eu
@@ -23,9 +24,12 @@ mkdir -p "$STAGE/bin" "$STAGE/proc" "$STAGE/sys" "$STAGE/dev" "$STAGE/tmp"
 cp "$BUSYBOX" "$STAGE/bin/busybox"
 ln -s busybox "$STAGE/bin/sh"
 cp "$DIR/init" "$STAGE/init"
+mkdir -p "$STAGE/scripts"
+cp "$DIR"/scripts/*.sh "$STAGE/scripts/"
 chmod 0755 "$STAGE/init"
 $CC -static -O2 -Wall -Wextra -o "$STAGE/bin/pvexit" "$DIR/pvexit.c"
 $CC -static -O2 -Wall -Wextra -o "$STAGE/bin/pvdev" "$DIR/pvdev.c"
+$CC -static -O2 -Wall -Wextra -o "$STAGE/bin/rtspin" "$DIR/rtspin.c"
 find "$STAGE" -exec touch -h -d @0 {} +
 (cd "$STAGE" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --owner=0:0 --reproducible --quiet) > "$OUT.tmp"

@@ -1,0 +1,6 @@
+# The pvsched device's registers, each CPU's registered area, the guest
+# driver's log, then a SCHED_FIFO 50 loop on CPU 1 for 2 s.
+pvdev regs
+pvdev show
+dmesg | grep pvsched_guest
+rtspin 1 50 2
