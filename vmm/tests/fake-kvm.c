@@ -39,7 +39,7 @@
  *                 stored while there is room, HOST_BOOSTED noted, the flag
  *                 dropped and the next exit. With an area: its flags
  *                 dropped, BOOST_SEEN(n) (an exit), then DONE
- *   hang          KVM_RUN creates the file ./running, sleeps until a signal
+ *   hang          KVM_RUN creates the file ./running, sleeps until minivmm kicks it
  *   linux         a Linux guest (--kernel), see fake_linux() below
  *   shutdown      KVM_EXIT_SHUTDOWN
  *   fail          FAIL(exception #GP)
@@ -299,6 +299,19 @@ static int fail(int err)
 {
 	errno = err;
 	return -1;
+}
+
+/*
+ * Sleep in KVM_RUN until minivmm kicks the vCPU out, then EINTR. Polls
+ * kvm_run.immediate_exit, which minivmm sets before it sends the kick
+ * signal: pause() would sleep for ever after a signal that came just
+ * before it.
+ */
+static int fake_sleep_in_run(struct fake_vcpu *v)
+{
+	while (!__atomic_load_n(&v->run->immediate_exit, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	return fail(EINTR);
 }
 
 /* Is @name one of the names in $@var? */
@@ -949,7 +962,7 @@ static int fake_linux_exit(struct fake_vcpu *v, __u8 status)
  *   6     the end, as $FAKE_KVM_LINUX_END says: "exit" (default: OUT
  *         $FAKE_KVM_EXIT_STATUS, default 0, to 0x501), "reboot" (OUT 0xfe
  *         to 0x64), "shutdown" (KVM_EXIT_SHUTDOWN), "hang" (sleep until
- *         a signal), "echo" (with IER = RDI, poll LSR, read RBR, write
+ *         minivmm kicks it), "echo" (with IER = RDI, poll LSR, read RBR, write
  *         each byte back until a 'q', then exit with the count of bytes
  *         echoed; IRQ 4 must be up whenever data is ready, else 97)
  * The APs must be KVM_MP_STATE_UNINITIALIZED: they sleep in KVM_RUN, as
@@ -964,8 +977,7 @@ static int fake_linux(struct fake_vcpu *v)
 	if (v->id) {
 		if (v->mp_state != KVM_MP_STATE_UNINITIALIZED)
 			return fail(EINVAL);
-		pause();
-		return fail(EINTR);
+		return fake_sleep_in_run(v);
 	}
 	switch (v->step) {
 	case 0:
@@ -1008,8 +1020,7 @@ static int fake_linux(struct fake_vcpu *v)
 	}
 	if (end && !strcmp(end, "hang")) {
 		close(__real_open("running", O_WRONLY | O_CREAT, 0644));
-		pause();
-		return fail(EINTR);
+		return fake_sleep_in_run(v);
 	}
 	if (end && !strcmp(end, "echo")) {
 		switch (v->step) {
@@ -1085,8 +1096,7 @@ static int fake_run(struct fake_vcpu *v)
 		return ucall(v, UCALL_FAIL, FAIL_BAD_PARAMS);
 	if (!strcmp(guest, "hang")) {
 		close(__real_open("running", O_WRONLY | O_CREAT, 0644));
-		pause();
-		return fail(EINTR);
+		return fake_sleep_in_run(v);
 	}
 	if (!strcmp(guest, "shutdown")) {
 		v->run->exit_reason = KVM_EXIT_SHUTDOWN;
