@@ -984,6 +984,9 @@ static int run__vm(struct run *run)
 			run__main_loop(run);
 		run__stop_vcpus(run);
 		run__join(run);
+		/* Once more: what a guest asked last, if it still has its area. */
+		if (run->linux_guest)
+			run__sample_guest_fields(run);
 		serial__console_stop(&run->console);
 		run__report(run);
 	}

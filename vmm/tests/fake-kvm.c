@@ -39,7 +39,7 @@
  *                 stored while there is room, HOST_BOOSTED noted, the flag
  *                 dropped and the next exit. With an area: its flags
  *                 dropped, BOOST_SEEN(n) (an exit), then DONE
- *   hang          KVM_RUN creates the file ./running, sleeps until a signal
+ *   hang          KVM_RUN creates the file ./running, sleeps until minivmm kicks it
  *   linux         a Linux guest (--kernel), see fake_linux() below
  *   shutdown      KVM_EXIT_SHUTDOWN
  *   fail          FAIL(exception #GP)
@@ -66,7 +66,12 @@
  * vCPU $FAKE_KVM_AREA_VCPU only, if set). Otherwise it checks the address
  * as KVM does (flags 0, 64-byte aligned, in guest memory, not another
  * vCPU's: else EINVAL), writes version 1 (or $FAKE_KVM_AREA_VERSION) and
- * zeroes the host fields.
+ * zeroes the host fields. Called from another thread than the one that
+ * runs the vCPU (once one has), it fails with EDEADLK and a line
+ * "fake-kvm: vcpuN: KVM_SET_PVSCHED_AREA from thread T, not the vCPU's
+ * own (U)": the real ioctl would wait for the vCPU's mutex for as long as
+ * the vCPU is in KVM_RUN. $FAKE_KVM_TRACE_AREA: a line "fake-kvm: vcpuN:
+ * KVM_SET_PVSCHED_AREA 0xGPA: ok" (or the errno's name) for each call.
  * $FAKE_KVM_DRIVERS: contents of /proc/sys/kernel/pvsched_available_drivers;
  * REPLACE accepts "" and these names, except those in
  * $FAKE_KVM_EPERM_DRIVERS: EPERM, as for pvsched_boost without
@@ -86,7 +91,10 @@
  * errno $FAKE_KVM_FAIL_ERRNO (default EIO), whatever the fd, so that tests
  * see how minivmm reports a failed KVM ioctl.
  * The linux guest: $FAKE_KVM_LINUX_END says how it ends, $FAKE_KVM_EXIT_STATUS
- * with which debug-exit status (see fake_linux()); KVM_SET_TSS_ADDR,
+ * with which debug-exit status (see fake_linux()); with
+ * $FAKE_KVM_LINUX_PVSCHED (1, or "unregister") its vCPUs also find the
+ * pvsched device and register their areas through it, and print what the
+ * device answered (see fake_pvsched_bsp()); KVM_SET_TSS_ADDR,
  * KVM_CREATE_PIT2 (after the irqchip) and KVM_IRQ_LINE are answered, the
  * latter with a line "fake-kvm: irq N level L" on stderr if
  * $FAKE_KVM_TRACE_IRQ is set.
@@ -151,9 +159,19 @@ struct fake_vcpu {
 	bool sregs_set;
 	__u32 mp_state;			/* KVM_SET_MP_STATE, ~0: none */
 	unsigned int step;		/* linux: where it is */
-	char text[512];			/* linux: what it prints, from pos */
+	char text[2048];		/* linux: what it prints, from pos */
 	size_t pos;
 	unsigned long long echoed;	/* linux echo: bytes sent back */
+	/* linux, $FAKE_KVM_LINUX_PVSCHED: the pvsched driver's state */
+	unsigned int pv_state;		/* where it is */
+	unsigned int pv_pc;		/* where its code resumes */
+	unsigned int pv_i;		/* a loop's index */
+	__u32 pv_val;			/* the last value read */
+	__u32 pv_saved, pv_cmd;		/* what it restores */
+	__u32 pv_st[9];			/* the STATUS values, ~0: none */
+	__u32 pv_area_version;		/* in its area once registered */
+	char pv_fail[128];		/* the first check that failed */
+	char pv_line[384];		/* the line it prints */
 };
 
 #define FAKE_MAX_FDS	1024
@@ -299,6 +317,19 @@ static int fail(int err)
 {
 	errno = err;
 	return -1;
+}
+
+/*
+ * Sleep in KVM_RUN until minivmm kicks the vCPU out, then EINTR. Polls
+ * kvm_run.immediate_exit, which minivmm sets before it sends the kick
+ * signal: pause() would sleep for ever after a signal that came just
+ * before it.
+ */
+static int fake_sleep_in_run(struct fake_vcpu *v)
+{
+	while (!__atomic_load_n(&v->run->immediate_exit, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	return fail(EINTR);
 }
 
 /* Is @name one of the names in $@var? */
@@ -459,8 +490,25 @@ static struct pvsched_vcpu_area *guest_area(struct fake_vcpu *v)
 	return v->guest_area ? (void *)(guest_mem + v->guest_area) : NULL;
 }
 
-/* KVM_SET_PVSCHED_AREA, with KVM's checks. */
-static int fake_set_area(struct fake_vcpu *v, const struct kvm_pvsched_area *a)
+/* $FAKE_KVM_TRACE_AREA: a line per KVM_SET_PVSCHED_AREA and its result. */
+static int fake_area_result(struct fake_vcpu *v,
+			    const struct kvm_pvsched_area *a, int err)
+{
+	if (getenv("FAKE_KVM_TRACE_AREA"))
+		fprintf(stderr, "fake-kvm: vcpu%u: KVM_SET_PVSCHED_AREA 0x%llx: %s\n",
+			v->id, (unsigned long long)a->gpa,
+			err ? errno_name(err) : "ok");
+	return err ? fail(err) : 0;
+}
+
+/*
+ * KVM_SET_PVSCHED_AREA, with KVM's checks. Once a thread has run the
+ * vCPU (KVM_RUN), from any other thread it is a line on stderr and
+ * EDEADLK: the real ioctl would wait for the vCPU's mutex while the
+ * vCPU's thread sits in KVM_RUN.
+ */
+static int __fake_set_area(struct fake_vcpu *v,
+			   const struct kvm_pvsched_area *a)
 {
 	const char *err = getenv("FAKE_KVM_AREA_ERRNO");
 	const char *only = getenv("FAKE_KVM_AREA_VCPU");
@@ -468,6 +516,12 @@ static int fake_set_area(struct fake_vcpu *v, const struct kvm_pvsched_area *a)
 	unsigned int i;
 
 	trace("KVM_SET_PVSCHED_AREA");
+	if (__atomic_load_n(&v->tid, __ATOMIC_RELAXED) &&
+	    __atomic_load_n(&v->tid, __ATOMIC_RELAXED) != gettid()) {
+		fprintf(stderr, "fake-kvm: vcpu%u: KVM_SET_PVSCHED_AREA from thread %d, not the vCPU's own (%d)\n",
+			v->id, (int)gettid(), (int)v->tid);
+		return fail(EDEADLK);
+	}
 	if (getenv("FAKE_KVM_NO_PVSCHED") || getenv("FAKE_KVM_NO_AREA"))
 		return fail(ENOTTY);
 	if (err && (!only || strtoul(only, NULL, 10) == v->id))
@@ -492,6 +546,15 @@ static int fake_set_area(struct fake_vcpu *v, const struct kvm_pvsched_area *a)
 		p->version = PVSCHED_AREA_VERSION;
 	}
 	return 0;
+}
+
+/* KVM_SET_PVSCHED_AREA, traced with $FAKE_KVM_TRACE_AREA. */
+static int fake_set_area(struct fake_vcpu *v, const struct kvm_pvsched_area *a)
+{
+	int ret;
+
+	ret = __fake_set_area(v, a);
+	return fake_area_result(v, a, ret < 0 ? errno : 0);
 }
 
 /* pvsched_boost's side of an exit, see the top of the file. */
@@ -824,24 +887,63 @@ static int run_latency(struct fake_vcpu *v)
 	return ucall(v, UCALL_AREA, v->guest_area);
 }
 
-static int in(struct fake_vcpu *v, __u16 port)
+/* An IN of @size bytes; they start as 0x5a, to see minivmm fill them. */
+static int in_n(struct fake_vcpu *v, __u16 port, __u8 size)
 {
 	struct kvm_run *run = v->run;
 
 	run->exit_reason = KVM_EXIT_IO;
 	run->io.direction = KVM_EXIT_IO_IN;
 	run->io.port = port;
-	run->io.size = 1;
+	run->io.size = size;
 	run->io.count = 1;
 	run->io.data_offset = 1024;
-	*((__u8 *)run + 1024) = 0;
+	memset((__u8 *)run + 1024, 0x5a, 4);
 	return 0;
+}
+
+static int in(struct fake_vcpu *v, __u16 port)
+{
+	return in_n(v, port, 1);
 }
 
 /* What the last IN gave. */
 static __u8 in_data(struct fake_vcpu *v)
 {
 	return *((__u8 *)v->run + 1024);
+}
+
+static __u32 in_val(struct fake_vcpu *v)
+{
+	__u32 val = 0;
+
+	memcpy(&val, (__u8 *)v->run + 1024, v->run->io.size);
+	return val;
+}
+
+/* An MMIO exit; a read's bytes start as 0x5a. */
+static int mmio(struct fake_vcpu *v, __u64 gpa, __u32 len, bool write,
+		__u64 val)
+{
+	struct kvm_run *run = v->run;
+
+	run->exit_reason = KVM_EXIT_MMIO;
+	run->mmio.phys_addr = gpa;
+	run->mmio.len = len;
+	run->mmio.is_write = write;
+	memset(run->mmio.data, 0x5a, sizeof(run->mmio.data));
+	if (write)
+		memcpy(run->mmio.data, &val, len);
+	return 0;
+}
+
+/* What the last MMIO read gave. */
+static __u64 mmio_val(struct fake_vcpu *v)
+{
+	__u64 val = 0;
+
+	memcpy(&val, v->run->mmio.data, v->run->mmio.len);
+	return val;
 }
 
 static unsigned int fake_nr_vcpus(void)
@@ -940,6 +1042,385 @@ static int fake_linux_exit(struct fake_vcpu *v, __u8 status)
 }
 
 /*
+ * The pvsched device as a Linux guest meets it ($FAKE_KVM_LINUX_PVSCHED):
+ * vCPU 0 probes PCI as the kernel's PCI core does at boot, then as the
+ * driver's probe(); each vCPU registers its own area, as the driver does
+ * on each CPU, and tries the garbage first. The register offsets and
+ * values are docs/pvsched-device.md's, written out here rather than
+ * taken from pvsched-dev.h: a wrong constant there must not hide here.
+ */
+#define PVD_MAGIC		0x00
+#define PVD_VERSION		0x04
+#define PVD_AREA_VERSIONS	0x08
+#define PVD_AREA_SIZE		0x0c
+#define PVD_GPA_LO		0x10
+#define PVD_GPA_HI		0x14
+#define PVD_COMMAND		0x18
+#define PVD_STATUS		0x1c
+#define PVD_BAR			0xfebff000U
+#define PVD_MOVED_BAR		0xfe000000U
+#define PVD_DEVFN		(1 << 3)	/* 00:01.0 */
+#define PVD_CFG_ADDR(bus, devfn, reg) \
+	(0x80000000U | (bus) << 16 | (devfn) << 8 | ((reg) & 0xfc))
+/* vCPU i's area, in RAM the fake kernel does not use. */
+#define PVD_AREA(i)		(0x300000U + 64 * (i))
+#define PVD_FINISHED		1	/* fake_pvsched(): go on booting */
+#define PVD_TIMEOUT_MS		10000
+
+static unsigned int pvd_turn;	/* the vCPU whose turn it is to register */
+static __u32 pvd_bar;		/* BAR0, as the driver mapped it */
+static __u32 pvd_versions;	/* AREA_VERSIONS, as probe() read it */
+
+/*
+ * The driver below is straight-line code that makes one exit per
+ * KVM_RUN: PVD_EXIT() returns from KVM_RUN with the exit set up, and the
+ * next KVM_RUN resumes right after it (a switch on v->pv_pc, the way
+ * protothreads do it). Locals do not survive an exit: what the code
+ * keeps lives in struct fake_vcpu.
+ */
+#define PVD_BEGIN(v)		switch ((v)->pv_pc) { case 0:
+#define PVD_END(v)		}
+#define __PVD_EXIT(v, call, n)						\
+	do {								\
+		(v)->pv_pc = (n);					\
+		return (call);						\
+	case (n):;							\
+	} while (0)
+#define PVD_EXIT(v, call)	__PVD_EXIT(v, call, __COUNTER__ + 1)
+
+/* A configuration access through 0xcf8/0xcfc, as pci_conf1_read(). */
+#define PVD_CFG_RD(v, bus, devfn, reg, size)				\
+	do {								\
+		PVD_EXIT(v, out(v, 0xcf8, 4,				\
+				PVD_CFG_ADDR(bus, devfn, reg)));	\
+		PVD_EXIT(v, in_n(v, 0xcfc + ((reg) & 3), size));	\
+		(v)->pv_val = in_val(v);				\
+	} while (0)
+#define PVD_CFG_WR(v, reg, size, val)					\
+	do {								\
+		PVD_EXIT(v, out(v, 0xcf8, 4,				\
+				PVD_CFG_ADDR(0, PVD_DEVFN, reg)));	\
+		PVD_EXIT(v, out(v, 0xcfc + ((reg) & 3), size, val));	\
+	} while (0)
+/* MMIO to BAR0 as mapped, as readl() and writel() (other sizes too). */
+#define PVD_RD(v, off, len)						\
+	do {								\
+		PVD_EXIT(v, mmio(v, pvd_bar + (off), len, false, 0));	\
+		(v)->pv_val = mmio_val(v);				\
+	} while (0)
+#define PVD_WR(v, off, len, val) \
+	PVD_EXIT(v, mmio(v, pvd_bar + (off), len, true, val))
+/* Latch @gpa, write COMMAND @version, read STATUS into @st. */
+#define PVD_CMD(v, gpa, version, st)				\
+	do {								\
+		PVD_WR(v, PVD_GPA_LO, 4, (__u32)(gpa));			\
+		PVD_WR(v, PVD_GPA_HI, 4, (__u64)(gpa) >> 32);		\
+		PVD_WR(v, PVD_COMMAND, 4, version);			\
+		PVD_RD(v, PVD_STATUS, 4);				\
+		(st) = (v)->pv_val;					\
+	} while (0)
+
+/* The first check that failed, for the vCPU's line. */
+static void __attribute__((format(printf, 3, 4)))
+pvd_check(struct fake_vcpu *v, bool good, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (good || v->pv_fail[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->pv_fail, sizeof(v->pv_fail), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Sleep in KVM_RUN until it is vCPU @turn's turn; false (errno EINTR)
+ * if minivmm kicks the vCPU first, or after @timeout_ms if not 0.
+ */
+static bool pvd_wait_turn(struct fake_vcpu *v, unsigned int turn,
+			  unsigned int timeout_ms)
+{
+	unsigned int ms = 0;
+
+	while (__atomic_load_n(&pvd_turn, __ATOMIC_ACQUIRE) != turn) {
+		if (__atomic_load_n(&v->run->immediate_exit,
+				    __ATOMIC_SEQ_CST) ||
+		    (timeout_ms && ms++ == timeout_ms)) {
+			errno = EINTR;
+			return false;
+		}
+		usleep(1000);
+	}
+	return true;
+}
+
+/* vCPU 0, at boot: the PCI core finds the device, probe() maps it. */
+static int fake_pvsched_probe(struct fake_vcpu *v)
+{
+	PVD_BEGIN(v);
+	/* arch/x86/pci/direct.c: pci_check_type1() */
+	PVD_EXIT(v, out(v, 0xcfb, 1, 0x01));
+	PVD_EXIT(v, in_n(v, 0xcf8, 4));
+	v->pv_saved = in_val(v);
+	PVD_EXIT(v, out(v, 0xcf8, 4, 0x80000000));
+	PVD_EXIT(v, in_n(v, 0xcf8, 4));
+	pvd_check(v, in_val(v) == 0x80000000, "CONFIG_ADDRESS reads %#x",
+		  in_val(v));
+	/* pci_sanity_check(): a host bridge at 00:00.0 */
+	PVD_CFG_RD(v, 0, 0, 0x0a, 2);
+	pvd_check(v, v->pv_val == 0x0600, "00:00.0 class %#x", v->pv_val);
+	PVD_EXIT(v, out(v, 0xcf8, 4, v->pv_saved));
+	/* pci_scan_slot(): function 0 of each slot of bus 0 */
+	for (v->pv_i = 0; v->pv_i < 32; v->pv_i++) {
+		PVD_CFG_RD(v, 0, v->pv_i << 3, 0x00, 4);
+		pvd_check(v, v->pv_val == (v->pv_i == 0 ? 0x50551234 :
+					   v->pv_i == 1 ? 0x50561234 :
+					   0xffffffff),
+			  "slot %u: IDs %#x", v->pv_i, v->pv_val);
+	}
+	PVD_CFG_RD(v, 0, PVD_DEVFN | 1, 0x00, 4);
+	pvd_check(v, v->pv_val == 0xffffffff, "00:01.1 %#x", v->pv_val);
+	PVD_CFG_RD(v, 1, 0, 0x00, 4);
+	pvd_check(v, v->pv_val == 0xffffffff, "01:00.0 %#x", v->pv_val);
+	/* pci_setup_device() */
+	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x0e, 1);
+	pvd_check(v, v->pv_val == 0, "header type %#x", v->pv_val);
+	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x08, 4);
+	pvd_check(v, v->pv_val == 0x08800001, "class/revision %#x",
+		  v->pv_val);
+	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x2c, 4);
+	pvd_check(v, v->pv_val == 0x50561234, "subsystem %#x", v->pv_val);
+	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x3d, 1);
+	pvd_check(v, v->pv_val == 0, "interrupt pin %#x", v->pv_val);
+	/* __pci_read_base(): decode off, size BAR0 and BAR1, restore */
+	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x04, 2);
+	v->pv_cmd = v->pv_val;
+	pvd_check(v, v->pv_cmd == 0x0002, "command %#x", v->pv_cmd);
+	PVD_CFG_WR(v, 0x04, 2, v->pv_cmd & ~3);
+	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x10, 4);
+	v->pv_saved = v->pv_val;
+	pvd_check(v, v->pv_saved == PVD_BAR, "BAR0 %#x", v->pv_saved);
+	PVD_CFG_WR(v, 0x10, 4, 0xffffffff);
+	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x10, 4);
+	pvd_check(v, v->pv_val == 0xfffff000, "BAR0 size mask %#x",
+		  v->pv_val);
+	PVD_CFG_WR(v, 0x10, 4, v->pv_saved);
+	PVD_CFG_WR(v, 0x14, 4, 0xffffffff);
+	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x14, 4);
+	pvd_check(v, v->pv_val == 0, "BAR1 %#x", v->pv_val);
+	/* decode off: no device at the BAR */
+	pvd_bar = v->pv_saved;
+	PVD_RD(v, PVD_MAGIC, 4);
+	pvd_check(v, v->pv_val == 0xffffffff, "decode off: %#x", v->pv_val);
+	/* the kernel moves the BAR, decode off around it */
+	PVD_CFG_WR(v, 0x10, 4, PVD_MOVED_BAR);
+	PVD_CFG_WR(v, 0x04, 2, v->pv_cmd);
+	pvd_bar = PVD_MOVED_BAR;
+	PVD_RD(v, PVD_MAGIC, 4);
+	pvd_check(v, v->pv_val == 0x50565343, "moved: magic %#x", v->pv_val);
+	pvd_bar = PVD_BAR;
+	PVD_RD(v, PVD_MAGIC, 4);
+	pvd_check(v, v->pv_val == 0xffffffff, "moved: old BAR %#x",
+		  v->pv_val);
+	/* over the IOAPIC's page: not decoded (not counted as bad) */
+	PVD_CFG_WR(v, 0x10, 4, 0xfec00000);
+	PVD_EXIT(v, mmio(v, 0xfec00100, 4, false, 0));
+	pvd_check(v, mmio_val(v) == 0xffffffff, "over the IOAPIC: %#llx",
+		  (unsigned long long)mmio_val(v));
+	/* back where firmware put it; pci_enable_device(); pci_iomap() */
+	PVD_CFG_WR(v, 0x04, 2, 0);
+	PVD_CFG_WR(v, 0x10, 4, v->pv_saved);
+	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x04, 2);
+	PVD_CFG_WR(v, 0x04, 2, v->pv_val | 0x0002);
+	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x10, 4);
+	pvd_bar = v->pv_val & ~0xfU;
+	/* probe(): the registers that do not depend on the vCPU */
+	PVD_RD(v, PVD_MAGIC, 4);
+	pvd_check(v, v->pv_val == 0x50565343, "magic %#x", v->pv_val);
+	PVD_RD(v, PVD_VERSION, 4);
+	pvd_check(v, v->pv_val == 1, "version %u", v->pv_val);
+	PVD_RD(v, PVD_AREA_SIZE, 4);
+	pvd_check(v, v->pv_val == 64, "area size %u", v->pv_val);
+	PVD_RD(v, PVD_AREA_VERSIONS, 4);
+	pvd_versions = v->pv_val;
+	PVD_END(v);
+	v->pv_pc = 0;
+	return PVD_FINISHED;
+}
+
+/*
+ * On each vCPU, its own area: the garbage first (each STATUS noted),
+ * then the registration, a bad one after it. 8 accesses of a bad size or
+ * offset per vCPU.
+ */
+static int fake_pvsched_area(struct fake_vcpu *v)
+{
+	struct pvsched_vcpu_area *a;
+
+	PVD_BEGIN(v);
+	PVD_RD(v, PVD_STATUS, 4);
+	v->pv_st[0] = v->pv_val;
+	PVD_RD(v, PVD_GPA_LO, 4);
+	pvd_check(v, v->pv_val == 0, "a fresh GPA_LO %#x", v->pv_val);
+	PVD_CMD(v, PVD_AREA(v->id), 2, v->pv_st[1]);
+	PVD_CMD(v, PVD_AREA(v->id) + 4, 1, v->pv_st[2]);
+	PVD_CMD(v, PVD_AREA(v->id) + (1ULL << 32), 1, v->pv_st[3]);
+	if (v->id)	/* vCPU 0 registered its own before */
+		PVD_CMD(v, PVD_AREA(0), 1, v->pv_st[4]);
+	v->pv_st[5] = v->pv_val;
+	/* bad sizes and offsets: all ones, no effect */
+	PVD_WR(v, PVD_GPA_LO, 4, PVD_AREA(v->id));
+	PVD_WR(v, PVD_GPA_HI, 4, 0);
+	PVD_RD(v, PVD_MAGIC, 1);
+	pvd_check(v, v->pv_val == 0xff, "8-bit read %#x", v->pv_val);
+	PVD_RD(v, PVD_STATUS, 2);
+	pvd_check(v, v->pv_val == 0xffff, "16-bit read %#x", v->pv_val);
+	PVD_EXIT(v, mmio(v, pvd_bar + PVD_GPA_LO, 8, false, 0));
+	pvd_check(v, mmio_val(v) == ~0ULL, "64-bit read %#llx",
+		  (unsigned long long)mmio_val(v));
+	PVD_RD(v, 0x02, 4);
+	pvd_check(v, v->pv_val == 0xffffffff, "unaligned read %#x",
+		  v->pv_val);
+	PVD_RD(v, 0x20, 4);
+	pvd_check(v, v->pv_val == 0xffffffff, "offset 0x20 %#x", v->pv_val);
+	PVD_RD(v, 0xffc, 4);
+	pvd_check(v, v->pv_val == 0xffffffff, "offset 0xffc %#x", v->pv_val);
+	PVD_WR(v, PVD_GPA_LO, 2, 0xbeef);
+	PVD_WR(v, PVD_COMMAND, 1, 1);
+	PVD_RD(v, PVD_GPA_LO, 4);
+	pvd_check(v, v->pv_val == PVD_AREA(v->id), "GPA_LO after a 16-bit "
+		  "write %#x", v->pv_val);
+	PVD_RD(v, PVD_STATUS, 4);
+	pvd_check(v, v->pv_val == v->pv_st[5], "STATUS after an 8-bit "
+		  "COMMAND %u", v->pv_val);
+	/* the registration, and a bad one after it */
+	PVD_CMD(v, PVD_AREA(v->id), 1, v->pv_st[6]);
+	a = (void *)(guest_mem + PVD_AREA(v->id));
+	v->pv_area_version = a->version;
+	/* What the guest driver would ask: minivmm's report samples it. */
+	a->guest_flags = 1;			/* PVSCHED_GUEST_BOOST */
+	a->guest_prio = 10 + v->id;
+	PVD_CMD(v, PVD_AREA(v->id) + 8, 1, v->pv_st[7]);
+	PVD_WR(v, PVD_GPA_LO, 4, PVD_AREA(v->id));
+	PVD_END(v);
+	v->pv_pc = 0;
+	return PVD_FINISHED;
+}
+
+/*
+ * vCPU 0, once the APs are done: its GPA_LO is still what it latched
+ * (banked: the APs wrote theirs), vCPU 1's area is not its to take; with
+ * $FAKE_KVM_LINUX_PVSCHED=unregister it unregisters its own last.
+ */
+static int fake_pvsched_end(struct fake_vcpu *v, unsigned int n)
+{
+	PVD_BEGIN(v);
+	PVD_RD(v, PVD_GPA_LO, 4);
+	pvd_check(v, v->pv_val == PVD_AREA(0), "GPA_LO after the APs' %#x",
+		  v->pv_val);
+	if (n > 1)
+		PVD_CMD(v, PVD_AREA(1), 1, v->pv_st[4]);
+	if (!strcmp(getenv("FAKE_KVM_LINUX_PVSCHED"), "unregister"))
+		PVD_CMD(v, 0, 0xdead, v->pv_st[8]);
+	PVD_END(v);
+	v->pv_pc = 0;
+	return PVD_FINISHED;
+}
+
+/* "fake-linux: vcpuN pvsched: ..." with the statuses it saw. */
+static void pvd_line(struct fake_vcpu *v)
+{
+	char other[16] = "-", unreg[32] = "";
+
+	if (v->pv_st[4] != ~0U)
+		snprintf(other, sizeof(other), "%u", v->pv_st[4]);
+	if (v->pv_st[8] != ~0U)
+		snprintf(unreg, sizeof(unreg), ", unregistered %u",
+			 v->pv_st[8]);
+	snprintf(v->pv_line, sizeof(v->pv_line),
+		 "fake-linux: vcpu%u pvsched: versions %#x, before %u, bad version %u, unaligned %u, beyond RAM %u, another's %s, registered %u, area version %u, unaligned again %u%s%s%s\n",
+		 v->id, pvd_versions, v->pv_st[0], v->pv_st[1], v->pv_st[2],
+		 v->pv_st[3], other, v->pv_st[6], v->pv_area_version,
+		 v->pv_st[7], unreg, v->pv_fail[0] ? ", FAILED: " : "",
+		 v->pv_fail);
+}
+
+/*
+ * An AP ($FAKE_KVM_LINUX_PVSCHED): as if vCPU 0 had sent it INIT and
+ * SIPI once it registered its own area, it registers its area in turn,
+ * then idles (sleeps in KVM_RUN) until minivmm stops it.
+ */
+static int fake_pvsched_ap(struct fake_vcpu *v)
+{
+	int ret;
+
+	if (v->pv_state == 0) {
+		if (v->mp_state != KVM_MP_STATE_UNINITIALIZED)
+			return fail(EINVAL);
+		if (!pvd_wait_turn(v, v->id, 0))
+			return -1;
+		memset(v->pv_st, 0xff, sizeof(v->pv_st));
+		v->pv_state = 1;
+	}
+	if (v->pv_state == 1) {
+		ret = fake_pvsched_area(v);
+		if (ret != PVD_FINISHED)
+			return ret;
+		pvd_line(v);
+		v->pv_state = 2;
+		__atomic_store_n(&pvd_turn, v->id + 1, __ATOMIC_RELEASE);
+	}
+	return fake_sleep_in_run(v);
+}
+
+/*
+ * vCPU 0 ($FAKE_KVM_LINUX_PVSCHED), after its boot line: probe, its own
+ * area, then the APs' turns; at the end another vCPU's area, its own
+ * GPA_LO (banked: the APs' writes did not touch it), and every vCPU's
+ * line to print. PVD_FINISHED once the text is ready.
+ */
+static int fake_pvsched_bsp(struct fake_vcpu *v)
+{
+	unsigned int i, n = fake_nr_vcpus();
+	size_t len;
+	int ret;
+
+	switch (v->pv_state) {
+	case 0:
+		memset(v->pv_st, 0xff, sizeof(v->pv_st));
+		v->pv_state = 1;
+		/* fall through */
+	case 1:
+		ret = fake_pvsched_probe(v);
+		if (ret != PVD_FINISHED)
+			return ret;
+		v->pv_state = 2;
+		/* fall through */
+	case 2:
+		ret = fake_pvsched_area(v);
+		if (ret != PVD_FINISHED)
+			return ret;
+		v->pv_state = 3;
+		__atomic_store_n(&pvd_turn, 1, __ATOMIC_RELEASE);
+		if (!pvd_wait_turn(v, n, PVD_TIMEOUT_MS))
+			pvd_check(v, false, "the APs did not finish");
+		/* fall through */
+	case 3:
+		ret = fake_pvsched_end(v, n);
+		if (ret != PVD_FINISHED)
+			return ret;
+	}
+	pvd_line(v);
+	len = snprintf(v->text, sizeof(v->text), "%s", v->pv_line);
+	for (i = 1; i < n && len < sizeof(v->text); i++)
+		len += snprintf(v->text + len, sizeof(v->text) - len, "%s",
+				vcpus[i]->pv_line);
+	v->pos = 0;
+	v->pv_state = 4;
+	return PVD_FINISHED;
+}
+
+/*
  * The steps of a Linux guest on vCPU 0, one exit per KVM_RUN:
  *   0     check the boot state, set text to the line to print
  *   1     print it: one OUT to THR per run (99 if the boot was bad)
@@ -949,23 +1430,29 @@ static int fake_linux_exit(struct fake_vcpu *v, __u8 status)
  *   6     the end, as $FAKE_KVM_LINUX_END says: "exit" (default: OUT
  *         $FAKE_KVM_EXIT_STATUS, default 0, to 0x501), "reboot" (OUT 0xfe
  *         to 0x64), "shutdown" (KVM_EXIT_SHUTDOWN), "hang" (sleep until
- *         a signal), "echo" (with IER = RDI, poll LSR, read RBR, write
+ *         minivmm kicks it), "echo" (with IER = RDI, poll LSR, read RBR, write
  *         each byte back until a 'q', then exit with the count of bytes
  *         echoed; IRQ 4 must be up whenever data is ready, else 97)
+ * With $FAKE_KVM_LINUX_PVSCHED, before step 6: the pvsched device
+ * (fake_pvsched_bsp()), and a line per vCPU printed.
  * The APs must be KVM_MP_STATE_UNINITIALIZED: they sleep in KVM_RUN, as
- * if no SIPI ever came.
+ * if no SIPI ever came; with $FAKE_KVM_LINUX_PVSCHED, until vCPU 0 has
+ * registered its area (fake_pvsched_ap()).
  */
 static int fake_linux(struct fake_vcpu *v)
 {
 	const char *end = getenv("FAKE_KVM_LINUX_END");
 	const char *status = getenv("FAKE_KVM_EXIT_STATUS");
+	bool pvsched = getenv("FAKE_KVM_LINUX_PVSCHED");
+	int ret;
 	__u8 b;
 
+	if (v->id && pvsched)
+		return fake_pvsched_ap(v);
 	if (v->id) {
 		if (v->mp_state != KVM_MP_STATE_UNINITIALIZED)
 			return fail(EINVAL);
-		pause();
-		return fail(EINTR);
+		return fake_sleep_in_run(v);
 	}
 	switch (v->step) {
 	case 0:
@@ -1000,6 +1487,13 @@ static int fake_linux(struct fake_vcpu *v)
 			return out(v, 0x3f8, 1, v->text[v->pos++]);
 		return fake_linux_exit(v, 98);
 	}
+	if (pvsched && v->pv_state < 4) {
+		ret = fake_pvsched_bsp(v);
+		if (ret != PVD_FINISHED)
+			return ret;
+	}
+	if (pvsched && v->text[v->pos])
+		return out(v, 0x3f8, 1, v->text[v->pos++]);
 	if (end && !strcmp(end, "reboot"))
 		return out(v, 0x64, 1, 0xfe);
 	if (end && !strcmp(end, "shutdown")) {
@@ -1008,8 +1502,7 @@ static int fake_linux(struct fake_vcpu *v)
 	}
 	if (end && !strcmp(end, "hang")) {
 		close(__real_open("running", O_WRONLY | O_CREAT, 0644));
-		pause();
-		return fail(EINTR);
+		return fake_sleep_in_run(v);
 	}
 	if (end && !strcmp(end, "echo")) {
 		switch (v->step) {
@@ -1085,8 +1578,7 @@ static int fake_run(struct fake_vcpu *v)
 		return ucall(v, UCALL_FAIL, FAIL_BAD_PARAMS);
 	if (!strcmp(guest, "hang")) {
 		close(__real_open("running", O_WRONLY | O_CREAT, 0644));
-		pause();
-		return fail(EINTR);
+		return fake_sleep_in_run(v);
 	}
 	if (!strcmp(guest, "shutdown")) {
 		v->run->exit_reason = KVM_EXIT_SHUTDOWN;

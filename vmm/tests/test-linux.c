@@ -503,6 +503,129 @@ static void test_fake_runs(void)
 	      "SIGTERM stops a Linux guest: status 143, a report");
 }
 
+/*
+ * The pvsched device end to end ($FAKE_KVM_LINUX_PVSCHED): the fake
+ * guest's vCPU 0 probes PCI and the device as Linux and a driver would,
+ * then each vCPU in turn tries the garbage and registers its area
+ * (vCPU i's at 0x300000 + 64 * i), and prints a line per vCPU with the
+ * STATUS of each command: before any, a bad version, unaligned (KVM's
+ * EINVAL), beyond RAM (minivmm's own check), another vCPU's area
+ * (KVM's EINVAL), the registration, unaligned again. The fake's
+ * KVM_SET_PVSCHED_AREA fails with a line on stderr when called from
+ * another thread than the vCPU's; $FAKE_KVM_TRACE_AREA shows each call.
+ */
+#define PV_LINE(i) \
+	"fake-linux: vcpu" #i " pvsched: versions 0x2, before 0, bad version 2, unaligned 1, beyond RAM 1, another's 1, registered 0, area version 1, unaligned again 1"
+#define PV_NONE(i) \
+	"fake-linux: vcpu" #i " pvsched: versions 0, before 0, bad version 3, unaligned 3, beyond RAM 3, another's 3, registered 3, area version 0, unaligned again 3\n"
+#define PV_CALL(i, gpa, res) \
+	"fake-kvm: vcpu" #i ": KVM_SET_PVSCHED_AREA " gpa ": " res "\n"
+#define PV_AREA_JSON(gpa) "\"pvsched_area\":{\"gpa\":" gpa ",\"version\":1,"
+#define PV_ENV	"FAKE_KVM_LINUX_PVSCHED=1 FAKE_KVM_TRACE_AREA=1 "
+
+static void test_pvsched_dev_runs(void)
+{
+	char bz[4200], args[9000];
+
+	write_bzimage("bzImage", &good, bz, sizeof(bz));
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
+	run(PV_ENV, args, NULL);
+	check(status == 0 && strstr(errout, PV_LINE(0) "\n" PV_LINE(1) "\n") &&
+	      !strstr(errout, "FAILED"),
+	      "pvsched device: probed through 0xcf8/0xcfc and BAR0, each "
+	      "vCPU's statuses as the ABI says");
+	check(strstr(errout,
+		      PV_CALL(0, "0x300004", "EINVAL")
+		      PV_CALL(0, "0x300000", "ok")
+		      PV_CALL(0, "0x300008", "EINVAL")
+		      PV_CALL(1, "0x300044", "EINVAL")
+		      PV_CALL(1, "0x300000", "EINVAL")
+		      PV_CALL(1, "0x300040", "ok")
+		      PV_CALL(1, "0x300048", "EINVAL")
+		      PV_CALL(0, "0x300040", "EINVAL")) &&
+	      count(errout, "KVM_SET_PVSCHED_AREA") == 8 &&
+	      !strstr(errout, "not the vCPU's own") &&
+	      !strstr(errout, "minivmm:"),
+	      "KVM_SET_PVSCHED_AREA: only for what KVM must check, each on "
+	      "the vCPU's own thread; no line from minivmm");
+	check(strstr(out, "\"pvsched_area\":\"by-guest\"") &&
+	      strstr(out, "\"index\":0,") &&
+	      count(out, PV_AREA_JSON("3145728")) == 1 &&
+	      count(out, PV_AREA_JSON("3145792")) == 1 &&
+	      strstr(strstr(out, "\"index\":1,"), PV_AREA_JSON("3145792")) &&
+	      strstr(out, "\"pvsched_dev\":{\"area_versions\":2,"
+		     "\"bar0\":4273991680,\"bad_accesses\":16}"),
+	      "JSON: each vCPU's area as registered (a failed registration "
+	      "kept it), the device's BAR0 and 8 bad accesses per vCPU");
+
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=3", bz);
+	run(PV_ENV, args, NULL);
+	check(status == 0 &&
+	      strstr(out, PV_LINE(0) "\n" PV_LINE(1) "\n" PV_LINE(2) "\n") &&
+	      strstr(out, "\npvsched device: area versions 0x2, BAR0 0xfebff000, 24 accesses of a bad size or offset ignored\n") &&
+	      strstr(out, "\npvsched area: the guest's own, registered through the pvsched device\n") &&
+	      strstr(out, "\nvcpu0: pvsched area 0x300000: version 1, ") &&
+	      strstr(out, "\nvcpu2: pvsched area 0x300080: version 1, ") &&
+	      count(errout, ": ok\n") == 3,
+	      "3 vCPUs, text report: the device line, an area line per vCPU");
+
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
+	run("FAKE_KVM_LINUX_PVSCHED=unregister FAKE_KVM_TRACE_AREA=1", args,
+	    NULL);
+	check(status == 0 &&
+	      strstr(errout, PV_LINE(0) ", unregistered 0\n" PV_LINE(1) "\n") &&
+	      strstr(errout, PV_CALL(0, "0x0", "ok")) &&
+	      strstr(out, "\"index\":0,") &&
+	      strstr(strstr(out, "\"index\":0,"),
+		     "\"pvsched_area\":null,\"guest_seen\":{\"samples\":") &&
+	      strstr(strstr(out, "\"index\":1,"),
+		     ",\"guest_seen\":{\"samples\":") &&
+	      strstr(strstr(out, "\"index\":1,"),
+		     ",\"flags\":1,\"prio_max\":11},\"latency\":null}]}") &&
+	      count(out, PV_AREA_JSON("3145792")) == 1,
+	      "GPA 0 with version 0xdead: unregistered, the report's area "
+	      "null for that vCPU; vCPU 1's request sampled (guest_seen)");
+
+	run("FAKE_KVM_LINUX_PVSCHED=1 FAKE_KVM_AREA_ERRNO=5 "
+	    "FAKE_KVM_AREA_VCPU=1", args, NULL);
+	check(status == 0 &&
+	      strstr(errout, "fake-linux: vcpu1 pvsched: versions 0x2, before 0, bad version 2, unaligned 4, beyond RAM 1, another's 4, registered 4, area version 0, unaligned again 4\n") &&
+	      strstr(errout, "minivmm: vcpu1: pvsched device: KVM_SET_PVSCHED_AREA at 0x300044: Input/output error\n"
+			     "minivmm: vcpu1: pvsched device: KVM_SET_PVSCHED_AREA at 0x300000: Input/output error\n"
+			     "minivmm: vcpu1: pvsched device: KVM_SET_PVSCHED_AREA at 0x300040: Input/output error\n"
+			     "minivmm: vcpu1: pvsched device: KVM_SET_PVSCHED_AREA at 0x300048: Input/output error\n") &&
+	      count(errout, "minivmm:") == 4,
+	      "KVM fails with EIO: ERROR, one line on stderr each time");
+	check(strstr(errout, "fake-linux: vcpu0 pvsched: versions 0x2, before 0, bad version 2, unaligned 1, beyond RAM 1, another's 0,") &&
+	      strstr(strstr(out, "\"index\":1,"),
+		     "\"pvsched_area\":null,\"guest_seen\":{\"samples\":0,"
+		     "\"flags\":0,\"prio_max\":0},\"latency\":null}]}") &&
+	      count(out, PV_AREA_JSON("3145792")) == 1,
+	      "... vCPU 1 has no area; vCPU 0 could take the one vCPU 1 "
+	      "failed to register");
+
+	run("FAKE_KVM_LINUX_PVSCHED=1 FAKE_KVM_NO_AREA=1 "
+	    "FAKE_KVM_TRACE_AREA=1", args, NULL);
+	check(status == 0 && strstr(errout, PV_NONE(0) PV_NONE(1)) &&
+	      !strstr(errout, "KVM_SET_PVSCHED_AREA") &&
+	      strstr(out, "\"pvsched_area\":\"not-offered\"") &&
+	      count(out, "\"pvsched_area\":null") == 2 &&
+	      strstr(out, "\"pvsched_dev\":{\"area_versions\":0,"),
+	      "no KVM_CAP_PVSCHED_AREA: AREA_VERSIONS 0, every command "
+	      "UNAVAILABLE, KVM never called");
+
+	snprintf(args, sizeof(args),
+		 "--kernel=%s --vcpus=2 --no-pvsched --json", bz);
+	run("FAKE_KVM_LINUX_PVSCHED=1 FAKE_KVM_NO_PVSCHED=1 "
+	    "FAKE_KVM_TRACE_PVSCHED=1", args, NULL);
+	check(status == 0 && strstr(errout, PV_NONE(0) PV_NONE(1)) &&
+	      !strstr(errout, "fake-kvm: pvsched access") &&
+	      strstr(out, "\"pvsched_area\":\"not-used\"") &&
+	      strstr(out, "\"pvsched_dev\":{\"area_versions\":0,"),
+	      "--no-pvsched: the device is there, offers nothing, and no "
+	      "pvsched ioctl at all");
+}
+
 void test_linux(void)
 {
 	test_parse();
@@ -511,4 +634,5 @@ void test_linux(void)
 	test_load();
 	test_mptable();
 	test_fake_runs();
+	test_pvsched_dev_runs();
 }
