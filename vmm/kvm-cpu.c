@@ -91,6 +91,10 @@ int kvm_cpu__set_guest_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
 		return -errno;
 	/* The main thread samples the area meanwhile. */
 	__atomic_store_n(&cpu->area_gpa, gpa, __ATOMIC_RELEASE);
+	if (gpa)
+		cpu->area_registrations++;
+	else
+		cpu->area_unregistrations++;
 	return 0;
 }
 

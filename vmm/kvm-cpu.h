@@ -86,6 +86,9 @@ struct kvm_cpu {
 		__u32 flags;			/* guest_flags ORed */
 		__u32 prio_max;			/* highest guest_prio */
 	} guest_seen;
+	/* Through the pvsched device, by the vCPU's thread: what KVM took. */
+	unsigned int area_registrations;	/* gpa != 0 */
+	unsigned int area_unregistrations;	/* gpa == 0 */
 };
 
 int kvm_cpu__init(struct kvm_cpu *cpu, struct kvm *kvm, unsigned int id);

@@ -23,8 +23,9 @@
 #      loop on CPU 1 makes vCPU 1 ask (priority 50) and pvsched_boost
 #      boost it, vCPU 0 neither; garbage written to the device from user
 #      space gets error statuses and changes no area; without a real-time
-#      task nothing is asked nor boosted, and CPU 1 offline unregisters
-#      vCPU 1's area; pvsched_count sees the guest's events
+#      task nothing is asked nor boosted, CPU 1 offline unregisters vCPU
+#      1's area and online registers it again; pvsched_count sees the
+#      guest's events
 #
 # On a kernel without pvsched (the baseline) the guests run with
 # --no-pvsched.
@@ -260,7 +261,7 @@ if [ -n "$NO_PVSCHED" ]; then
 	for t in "both vCPUs register the areas the guest driver chose" \
 		 "rtspin at FIFO 50 on CPU 1: vCPU 1 asks with priority 50 and is boosted, vCPU 0 neither" \
 		 "garbage to the device: error statuses, the areas as they were" \
-		 "no real-time task, CPU 1 offline: no boost, vCPU 1's area unregistered" \
+		 "no real-time task: no boost; CPU 1 offline and online: vCPU 1's area unregistered, registered again" \
 		 "pvsched_count counts the Linux guest's events"; do
 		skip "linux pvsched: $t" "the kernel has no pvsched"
 	done
@@ -282,17 +283,19 @@ else
 
 	# 14, 15: garbage from the guest's user space, on CPU 0's bank (an
 	# address beyond RAM, CPU 1's area, an unaligned one, version 2),
-	# then CPU 1 offline; no real-time task anywhere.
+	# then CPU 1 offline and online again; no real-time task anywhere.
 	boot "console=ttyS0 quiet panic=-1 pvexit=6 l2run=pvsched-garbage" \
 		--pvsched=pvsched_boost
 	echo "# garbage and offline boot: ${secs}s"
-	grep -E '^(AREAS|GARBAGE|ONLINE):|pvsched_guest' "$CON" | sed 's/^/# /'
+	grep -E '^(AREAS|GARBAGE|ONLINE|ONLINE AGAIN):|^cpu[01] |pvsched_guest' "$CON" | sed 's/^/# /'
 	# shellcheck disable=SC2034
 	g0=$(sed -n 's/^AREAS: \(0x[0-9a-f]*\) 0x[0-9a-f]*$/\1/p' "$CON")
 	check "linux pvsched: garbage to the device: error statuses, the areas as they were" \
 		eval 'test $rc = 6 && grep -q "^GARBAGE: status=1 status=1 status=1 status=2$" "$CON" && test -n "$g0" && jqt ".vcpu[0].pvsched_area.gpa == $((g0)) and .vcpu[0].pvsched_area.version == 1"'
-	check "linux pvsched: no real-time task, CPU 1 offline: no boost, vCPU 1's area unregistered" \
-		eval 'grep -q "^ONLINE: 0$" "$CON" && jqt ".vcpu[1].pvsched_area == null and .vcpu[0].pvsched_area.boosts == 0 and ([.vcpu[].guest_seen.flags] == [0, 0])"'
+	# shellcheck disable=SC2034
+	g1=$(sed -n 's/^cpu1 gpa=\(0x[0-9a-f]*\) status=0$/\1/p' "$CON")
+	check "linux pvsched: no real-time task: no boost; CPU 1 offline and online: vCPU 1's area unregistered, registered again" \
+		eval 'grep -q "^ONLINE: 0$" "$CON" && grep -q "^ONLINE AGAIN: 0-1$" "$CON" && test -n "$g1" && jqt ".vcpu[0].pvsched_area.boosts == 0 and ([.vcpu[].guest_seen.flags] == [0, 0]) and .vcpu[1].guest_seen.registrations == 2 and .vcpu[1].guest_seen.unregistrations == 1 and .vcpu[1].pvsched_area.gpa == $((g1)) and .vcpu[0].guest_seen.registrations == 1 and .vcpu[0].guest_seen.unregistrations == 0"'
 
 	# 16: pvsched_count sees the guest's exits and halts.
 	boot "console=ttyS0 quiet panic=-1 pvexit=7 l2run=pvsched-idle" \

@@ -581,7 +581,10 @@ static void test_pvsched_dev_runs(void)
 	      strstr(strstr(out, "\"index\":1,"),
 		     ",\"guest_seen\":{\"samples\":") &&
 	      strstr(strstr(out, "\"index\":1,"),
-		     ",\"flags\":1,\"prio_max\":11},\"latency\":null}]}") &&
+		     ",\"flags\":1,\"prio_max\":11,\"registrations\":1,"
+		     "\"unregistrations\":0},\"latency\":null}]}") &&
+	      strstr(strstr(out, "\"index\":0,"),
+		     "\"registrations\":1,\"unregistrations\":1},") &&
 	      count(out, PV_AREA_JSON("3145792")) == 1,
 	      "GPA 0 with version 0xdead: unregistered, the report's area "
 	      "null for that vCPU; vCPU 1's request sampled (guest_seen)");
@@ -599,7 +602,8 @@ static void test_pvsched_dev_runs(void)
 	check(strstr(errout, "fake-linux: vcpu0 pvsched: versions 0x2, before 0, bad version 2, unaligned 1, beyond RAM 1, another's 0,") &&
 	      strstr(strstr(out, "\"index\":1,"),
 		     "\"pvsched_area\":null,\"guest_seen\":{\"samples\":0,"
-		     "\"flags\":0,\"prio_max\":0},\"latency\":null}]}") &&
+		     "\"flags\":0,\"prio_max\":0,\"registrations\":0,"
+		     "\"unregistrations\":0},\"latency\":null}]}") &&
 	      count(out, PV_AREA_JSON("3145792")) == 1,
 	      "... vCPU 1 has no area; vCPU 0 could take the one vCPU 1 "
 	      "failed to register");
