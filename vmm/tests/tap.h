@@ -18,6 +18,17 @@ void tap__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A scratch directory for file tests, made by test-main.c. */
 extern char tap_tmpdir[];
 
+/* Helpers of several tests, in test-main.c. */
+struct ioport_bus;
+
+/* The file @name of tap_tmpdir into @buf (NUL-terminated), "" if none. */
+void tap_slurp(const char *name, char *buf, size_t len);
+/* A guest's IN or OUT of @size bytes at @port on @io, from vCPU 0. */
+unsigned int tap_in_port(struct ioport_bus *io, unsigned short port,
+			 unsigned int size);
+void tap_out_port(struct ioport_bus *io, unsigned short port,
+		  unsigned int size, unsigned int v);
+
 void test_options(void);
 void test_payload(void);
 void test_stats(void);

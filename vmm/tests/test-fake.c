@@ -39,21 +39,6 @@
 static int status;
 static char out[65536], err[65536];
 
-static void slurp(const char *name, char *buf, size_t len)
-{
-	char path[4200];
-	size_t n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tap_tmpdir, name);
-	f = fopen(path, "r");
-	if (f) {
-		n = fread(buf, 1, len - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-}
-
 /*
  * Run "ENV minivmm-fake ARGS", or a whole @shell line in tap_tmpdir with
  * $VMM the binary and $P the payload directory.
@@ -73,8 +58,8 @@ static int run(const char *env, const char *args, const char *shell)
 			 DRIVERS, env, args, tap_tmpdir, tap_tmpdir);
 	st = system(cmd);
 	status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	slurp("out", out, sizeof(out));
-	slurp("err", err, sizeof(err));
+	tap_slurp("out", out, sizeof(out));
+	tap_slurp("err", err, sizeof(err));
 	return status;
 }
 

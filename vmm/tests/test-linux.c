@@ -317,21 +317,6 @@ static void test_mptable(void)
 static int status;
 static char out[16384], errout[16384];
 
-static void slurp(const char *name, char *buf, size_t len)
-{
-	char path[4200];
-	size_t n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tap_tmpdir, name);
-	f = fopen(path, "r");
-	if (f) {
-		n = fread(buf, 1, len - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-}
-
 /*
  * "ENV minivmm-fake ARGS <STDIN" in tap_tmpdir, FAKE_KVM_GUEST=linux; or
  * with @args NULL, a shell line @input there with $VMM the binary.
@@ -353,8 +338,8 @@ static int run(const char *env, const char *args, const char *input)
 			 env, cwd, tap_tmpdir, input);
 	st = system(cmd);
 	status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	slurp("out", out, sizeof(out));
-	slurp("err", errout, sizeof(errout));
+	tap_slurp("out", out, sizeof(out));
+	tap_slurp("err", errout, sizeof(errout));
 	return status;
 }
 

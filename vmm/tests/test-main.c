@@ -9,10 +9,46 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../ioport.h"
 #include "tap.h"
 
 char tap_tmpdir[] = "/tmp/minivmm-test.XXXXXX";
 static int tap_passed, tap_failed;
+
+void tap_slurp(const char *name, char *buf, size_t len)
+{
+	char path[4200];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tap_tmpdir, name);
+	f = fopen(path, "r");
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+unsigned int tap_in_port(struct ioport_bus *io, unsigned short port,
+			 unsigned int size)
+{
+	__u8 d[4] = { 0x5a, 0x5a, 0x5a, 0x5a };
+	unsigned int v = 0, i;
+
+	ioport__emulate(io, 0, port, d, size, 1, false);
+	for (i = 0; i < size; i++)
+		v |= (unsigned int)d[i] << 8 * i;
+	return v;
+}
+
+void tap_out_port(struct ioport_bus *io, unsigned short port,
+		  unsigned int size, unsigned int v)
+{
+	__u8 d[4] = { v, v >> 8, v >> 16, v >> 24 };
+
+	ioport__emulate(io, 0, port, d, size, 1, true);
+}
 
 void tap__ok(int cond, const char *file, int line, const char *fmt, ...)
 {

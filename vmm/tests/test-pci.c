@@ -24,21 +24,12 @@ static struct guest_exit gexit;
 /* An IN of @size bytes; the bytes start as 0x5a, to see them filled. */
 static __u32 in_port(__u16 port, unsigned int size)
 {
-	__u8 d[4] = { 0x5a, 0x5a, 0x5a, 0x5a };
-	__u32 v = 0;
-	unsigned int i;
-
-	ioport__emulate(&io, 0, port, d, size, 1, false);
-	for (i = 0; i < size; i++)
-		v |= (__u32)d[i] << 8 * i;
-	return v;
+	return tap_in_port(&io, port, size);
 }
 
 static void out_port(__u16 port, unsigned int size, __u32 v)
 {
-	__u8 d[4] = { v, v >> 8, v >> 16, v >> 24 };
-
-	ioport__emulate(&io, 0, port, d, size, 1, true);
+	tap_out_port(&io, port, size, v);
 }
 
 /* As Linux's pci_conf1_read(): the address, then the data port. */

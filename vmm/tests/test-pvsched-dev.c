@@ -61,21 +61,12 @@ static void setup(bool areas)
 
 static __u32 in_port(__u16 port, unsigned int size)
 {
-	__u8 d[4] = { 0x5a, 0x5a, 0x5a, 0x5a };
-	__u32 v = 0;
-	unsigned int i;
-
-	ioport__emulate(&io, 0, port, d, size, 1, false);
-	for (i = 0; i < size; i++)
-		v |= (__u32)d[i] << 8 * i;
-	return v;
+	return tap_in_port(&io, port, size);
 }
 
 static void out_port(__u16 port, unsigned int size, __u32 v)
 {
-	__u8 d[4] = { v, v >> 8, v >> 16, v >> 24 };
-
-	ioport__emulate(&io, 0, port, d, size, 1, true);
+	tap_out_port(&io, port, size, v);
 }
 
 static __u32 cfg_rd(unsigned int reg, unsigned int size)
