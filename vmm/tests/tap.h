@@ -21,6 +21,8 @@ extern char tap_tmpdir[];
 /* Helpers of several tests, in test-main.c. */
 struct ioport_bus;
 
+/* How often @needle occurs in @haystack, overlaps included. */
+int tap_count(const char *haystack, const char *needle);
 /* The file @name of tap_tmpdir into @buf (NUL-terminated), "" if none. */
 void tap_slurp(const char *name, char *buf, size_t len);
 /* A guest's IN or OUT of @size bytes at @port on @io, from vCPU 0. */

@@ -63,17 +63,6 @@ static int run(const char *env, const char *args, const char *shell)
 	return status;
 }
 
-static int count(const char *haystack, const char *needle)
-{
-	int n = 0;
-
-	while ((haystack = strstr(haystack, needle))) {
-		haystack++;
-		n++;
-	}
-	return n;
-}
-
 /*
  * The "run_ns" values of a JSON report: how many there are (up to @max in
  * @ns), -1 if one is not a plain integer.
@@ -133,23 +122,23 @@ static void test_runs(void)
 	run("", "--vcpus=2 --iterations=1000 --pvsched=pvsched_count " IO,
 	    NULL);
 	check(status == 0 && strstr(out, "pvsched: (none) -> pvsched_count") &&
-	      count(out, " done  ") == 2 && strstr(out, "final pvsched_count") &&
+	      tap_count(out, " done  ") == 2 && strstr(out, "final pvsched_count") &&
 	      strstr(out, "pvsched_count stats reset at start: failed"),
 	      "io, 2 vCPUs, --pvsched: ok, both DONE");
 	run("", "--vcpus=3 --iterations=2500 --json " CPUID, NULL);
-	check(status == 0 && count(out, "\"result\":\"done\",\"count\":2500,"
+	check(status == 0 && tap_count(out, "\"result\":\"done\",\"count\":2500,"
 				   "\"progress\":0,") == 3 &&
 	      strstr(out, "\"requested\":null") &&
 	      strstr(out, "\"callbacks\":null"),
 	      "cpuid --json: 3 rows, no callbacks source");
 	run("FAKE_KVM_GUEST=halt", "--vcpus=2 --iterations=20 --json " HALT,
 	    NULL);
-	check(status == 0 && count(out, "\"count\":20,") == 2,
+	check(status == 0 && tap_count(out, "\"count\":20,") == 2,
 	      "halt: 20 ticks on 2 vCPUs, with the irqchip");
 	run("", "--seconds=0.3 --switch=noop@0.1 --switch=@0.2 " IO, NULL);
 	check(status == 0 && strstr(out, "pvsched (none) -> noop") &&
 	      strstr(out, "pvsched noop -> (none)") &&
-	      strstr(out, "final (none)") && count(out, " done  ") == 1,
+	      strstr(out, "final (none)") && tap_count(out, " done  ") == 1,
 	      "--seconds with two --switch: previous names printed");
 	run("", "--iterations=10 --switch=noop@60 " IO, NULL);
 	check(status == 0 && strstr(out, "switch at 60s to noop: not-reached"),
@@ -207,7 +196,7 @@ static void test_period_us(void)
 	run("FAKE_KVM_GUEST=halt", "--vcpus=2 --iterations=10 --period-us=5000 "
 	    "--json " HALT, NULL);
 	check(status == 0 && strstr(out, ",\"period_us\":5000,") &&
-	      count(out, "\"result\":\"done\",\"count\":10,") == 2 &&
+	      tap_count(out, "\"result\":\"done\",\"count\":10,") == 2 &&
 	      run_ns_ok(2, 50000000),
 	      "halt --period-us=5000: 10 ticks take 50 ms, JSON period_us");
 	run("FAKE_KVM_GUEST=halt", "--iterations=5 --json " HALT, NULL);
@@ -231,7 +220,7 @@ static void test_period_us(void)
 
 		snprintf(env, sizeof(env), "FAKE_KVM_GUEST=halt %s", q->env);
 		run(env, "--vcpus=2 --iterations=5 --json " HALT, NULL);
-		check(status == 0 && count(out, q->json) == 2,
+		check(status == 0 && tap_count(out, q->json) == 2,
 		      "halt: %s before DONE shows in both vCPU rows", q->env);
 		run(env, "--iterations=5 " HALT, NULL);
 		check(status == 0 && strstr(out, q->text),
@@ -242,13 +231,13 @@ static void test_period_us(void)
 	      !strcmp(err, "minivmm: --period-us: payload io has no timer (only halt, or a payload file of another name)\n"),
 	      "--period-us with io: usage error, exit 1, one line");
 	run("", "--period-us=1000 --payload=cpuid", NULL);
-	check(status == 1 && !*out && count(err, "\n") == 1 &&
+	check(status == 1 && !*out && tap_count(err, "\n") == 1 &&
 	      strstr(err, "payload cpuid has no timer"),
 	      "--period-us with cpuid: usage error, exit 1");
 	run("", "--period-us=0 " HALT, NULL);
 	check(status == 1 && !*out &&
 	      !strncmp(err, "minivmm: --period-us: '0' is not in 1..4294967 ",
-		       47) && count(err, "\n") == 2 &&
+		       47) && tap_count(err, "\n") == 2 &&
 	      strstr(err, "\nTry 'minivmm --help'.\n"),
 	      "--period-us=0: usage error, exit 1");
 	run("", "--period-us=4294968 " HALT, NULL);
@@ -260,16 +249,16 @@ static void test_no_pvsched(void)
 {
 	run(NO_CAP " " TRACE, "--no-pvsched --vcpus=2 --iterations=1000 " IO,
 	    NULL);
-	check(status == 0 && !*err && count(out, " done  ") == 2 &&
+	check(status == 0 && !*err && tap_count(out, " done  ") == 2 &&
 	      strstr(out, "\ndriver: pvsched not used (--no-pvsched)\n") &&
-	      count(out, "        -        -        -   ") == 2,
+	      tap_count(out, "        -        -        -   ") == 2,
 	      "--no-pvsched without KVM_CAP_PVSCHED: ok, no pvsched access");
 	run(NO_CAP " " TRACE, "--no-pvsched --vcpus=2 --iterations=1000 "
 	    "--json " IO, NULL);
 	check(status == 0 && !*err && strstr(out, "{\"ok\":true,") &&
 	      strstr(out, ",\"driver\":null,\"switches\":[],"
 		     "\"pvsched_area\":\"not-used\",") &&
-	      count(out, "\"callbacks\":null,\"pvsched_area\":null,\"latency\":null}") == 2 &&
+	      tap_count(out, "\"callbacks\":null,\"pvsched_area\":null,\"latency\":null}") == 2 &&
 	      run_ns_ok(2, 0),
 	      "--no-pvsched --json: \"driver\":null, no areas, run_ns > 0");
 	run(TRACE, "--no-pvsched --iterations=1000 " IO, NULL);
@@ -280,7 +269,7 @@ static void test_no_pvsched(void)
 	      strstr(err, ACCESS "/sys/kernel/debug/pvsched/pvsched_count/stats\n"),
 	      "without --no-pvsched the trace shows the pvsched accesses");
 	run(NO_CAP " " TRACE, "--json " IO, NULL);
-	check(status == 2 && count(err, "\n") == 1 &&
+	check(status == 2 && tap_count(err, "\n") == 1 &&
 	      strstr(err, "KVM_CAP_PVSCHED is 0") && !*out,
 	      "no KVM_CAP_PVSCHED, no --no-pvsched: still exit 2");
 	run("", "--no-pvsched --pvsched=noop " IO, NULL);
@@ -296,18 +285,18 @@ static void test_no_pvsched(void)
 	    "$VMM --no-pvsched --json --vcpus=2 --payload=$P/io.bin & p=$!; "
 	    WAIT_RUNNING "kill -TERM $p; wait $p");
 	check(status == 143 && !*err && strstr(out, "\"driver\":null") &&
-	      count(out, "\"result\":\"stopped\"") == 2 && run_ns_ok(2, 0),
+	      tap_count(out, "\"result\":\"stopped\"") == 2 && run_ns_ok(2, 0),
 	      "--no-pvsched, SIGTERM: stopped vCPUs have run_ns too");
 }
 
 static void test_errors(void)
 {
 	run("FAKE_KVM_NO_PVSCHED=1", IO, NULL);
-	check(status == 2 && count(err, "\n") == 1 &&
+	check(status == 2 && tap_count(err, "\n") == 1 &&
 	      strstr(err, "no pvsched support") && !*out,
 	      "no KVM_CAP_PVSCHED: exit 2, one line");
 	run("FAKE_KVM_ENOTTY=1", "--pvsched=noop " IO, NULL);
-	check(status == 2 && count(err, "\n") == 1 &&
+	check(status == 2 && tap_count(err, "\n") == 1 &&
 	      strstr(err, "no pvsched support"), "ENOTTY: exit 2, one line");
 	run("", "--pvsched=bogus " IO, NULL);
 	check(status == 3 && strstr(err, "unknown pvsched driver 'bogus'") &&
@@ -328,7 +317,7 @@ static void test_errors(void)
 	    "$VMM --vcpus=2 --payload=$P/io.bin & p=$!; " WAIT_RUNNING
 	    "kill -INT $p; wait $p");
 	check(status == 130 && strstr(out, "stopped by signal 2") &&
-	      count(out, " stopped  ") == 2,
+	      tap_count(out, " stopped  ") == 2,
 	      "SIGINT: both vCPUs stopped, report, exit 130");
 	run("FAKE_KVM_GUEST=hang", NULL,
 	    "$VMM --json --payload=$P/io.bin & p=$!; " WAIT_RUNNING
@@ -418,7 +407,7 @@ static bool boosted_area(int i, int n)
 		 "\"unboosts\":%d,\"throttles\":0,\"boosted_ns\":%d,"
 		 "\"boost_seen\":%d},\"latency\":null}", 0x9000 + 64 * i, n,
 		 n, 1000 * n, n);
-	return count(out, want) == 1;
+	return tap_count(out, want) == 1;
 }
 
 /* KVM_CAP_PVSCHED_AREA offered, and the boost payload. */
@@ -430,10 +419,10 @@ static void test_area_offered(void)
 	check(status == 0 && strstr(out, "{\"ok\":true,") &&
 	      strstr(out, "\"period_us\":1000,\"busy_loops\":10000,") &&
 	      strstr(out, ",\"pvsched_area\":\"registered\",\"vcpu\":[") &&
-	      count(out, "\"result\":\"done\",\"count\":5,") == 2 &&
-	      count(out, "\"exits\":{\"io\":8,") == 2 &&
+	      tap_count(out, "\"result\":\"done\",\"count\":5,") == 2 &&
+	      tap_count(out, "\"exits\":{\"io\":8,") == 2 &&
 	      boosted_area(0, 5) && boosted_area(1, 5) &&
-	      count(err, ACCESS "KVM_SET_PVSCHED_AREA\n") == 2 &&
+	      tap_count(err, ACCESS "KVM_SET_PVSCHED_AREA\n") == 2 &&
 	      strstr(err, ACCESS "KVM_CHECK_EXTENSION(KVM_CAP_PVSCHED_AREA)\n"),
 	      "boost, pvsched_boost: an area per vCPU, 5 boosts and unboosts each");
 	run(G_BOOST, "--vcpus=2 --iterations=3 --pvsched=pvsched_boost " BOOST,
@@ -478,8 +467,8 @@ static void test_area_missing_or_failing(void)
 	    "--pvsched=pvsched_boost --json " BOOST, NULL);
 	check(status == 0 && strstr(out, "{\"ok\":true,") &&
 	      strstr(out, ",\"pvsched_area\":\"not-offered\",") &&
-	      count(out, "\"result\":\"done\",\"count\":5,") == 2 &&
-	      count(out, "\"callbacks\":null,\"pvsched_area\":null,\"latency\":null}") == 2 &&
+	      tap_count(out, "\"result\":\"done\",\"count\":5,") == 2 &&
+	      tap_count(out, "\"callbacks\":null,\"pvsched_area\":null,\"latency\":null}") == 2 &&
 	      strstr(err, ACCESS "KVM_CHECK_EXTENSION(KVM_CAP_PVSCHED_AREA)\n") &&
 	      !strstr(err, "KVM_SET_PVSCHED_AREA"),
 	      "no KVM_CAP_PVSCHED_AREA: boost runs without areas, exit 0");
@@ -543,7 +532,7 @@ static bool irq_area(int i, int boosted)
 		 "\"unboosts\":%d,\"throttles\":0,\"boosted_ns\":%d,"
 		 "\"boost_seen\":%d},\"latency\":null}", 0x9000 + 64 * i,
 		 boosted, boosted, 1000 * boosted, boosted);
-	return count(out, want) == 1;
+	return tap_count(out, want) == 1;
 }
 
 /*
@@ -558,8 +547,8 @@ static void test_irq(void)
 	check(status == 0 && strstr(out, "{\"ok\":true,") &&
 	      strstr(out, ",\"period_us\":1000,\"busy_loops\":null,") &&
 	      strstr(out, ",\"wait\":\"halt\",\"boost_irq\":false,") &&
-	      count(out, "\"result\":\"done\",\"count\":5,") == 2 &&
-	      count(out, "\"exits\":{\"io\":3,") == 2 &&
+	      tap_count(out, "\"result\":\"done\",\"count\":5,") == 2 &&
+	      tap_count(out, "\"exits\":{\"io\":3,") == 2 &&
 	      irq_area(0, 0) && irq_area(1, 0),
 	      "irq: 5 ticks on 2 vCPUs, wait halt, no boost-irq by default");
 	run(G_IRQ, "--vcpus=2 --iterations=5 --boost-irq "
@@ -708,11 +697,11 @@ static void test_latency_runs(void)
 	      strstr(out, "\"wait\":\"halt\",\"boost_irq\":false,"
 		     "\"boost\":null,\"vcpu_fifo\":null,"
 		     "\"tsc_khz\":2000000,\"driver\":{") &&
-	      count(out, "\"count\":100,") == 2 &&
-	      count(out, "\"exits\":{\"io\":3,") == 2 &&
-	      count(out, "\"boost_seen\":0}," LAT100 "0,"
+	      tap_count(out, "\"count\":100,") == 2 &&
+	      tap_count(out, "\"exits\":{\"io\":3,") == 2 &&
+	      tap_count(out, "\"boost_seen\":0}," LAT100 "0,"
 		    LAT100_HIST) == 2 &&
-	      count(out, LAT100_HIST_END) == 2 && run_ns_ok(2, 10000000),
+	      tap_count(out, LAT100_HIST_END) == 2 && run_ns_ok(2, 10000000),
 	      "latency: 100 samples per vCPU read back from guest memory, "
 	      "stats in ns of the 2 GHz TSC, 100 us periods");
 	run(G_LAT, "--iterations=100 --period-us=100 " LATENCY, NULL);
@@ -870,7 +859,7 @@ static void test_vcpu_fifo(void)
 	    "--json " IO, NULL);
 	check(status == 0 && strstr(out, "\"boost\":null,\"vcpu_fifo\":50,"
 				     "\"tsc_khz\":null,") &&
-	      count(out, "\"result\":\"done\"") == 3,
+	      tap_count(out, "\"result\":\"done\"") == 3,
 	      "--vcpu-fifo=50: each vCPU thread SCHED_FIFO 50 before its "
 	      "first KVM_RUN");
 	run("FAKE_KVM_WANT_FIFO=50", "--iterations=100 " IO, NULL);
@@ -888,7 +877,7 @@ static void test_vcpu_fifo(void)
 	run("FAKE_KVM_GUEST=hang FAKE_KVM_FIFO_ERRNO=1", NULL,
 	    "rm -f running; timeout 10 $VMM --vcpus=2 --vcpu-fifo=50 "
 	    "--payload=$P/io.bin; s=$?; [ -e running ] && s=99; exit $s");
-	check(status == 3 && !*out && count(err, "\n") == 1 &&
+	check(status == 3 && !*out && tap_count(err, "\n") == 1 &&
 	      !strncmp(err, want, strlen(want)) &&
 	      strstr(err, "): sched_setscheduler(SCHED_FIFO, 50): Operation "
 		     "not permitted (EPERM): a real-time thread needs "
@@ -896,7 +885,7 @@ static void test_vcpu_fifo(void)
 	      "--vcpu-fifo, EPERM: one line with the errno, exit 3, no vCPU "
 	      "ran, no report");
 	run("FAKE_KVM_FIFO_ERRNO=22", "--vcpu-fifo=50 --json " IO, NULL);
-	check(status == 3 && !*out && count(err, "\n") == 1 &&
+	check(status == 3 && !*out && tap_count(err, "\n") == 1 &&
 	      strstr(err, "sched_setscheduler(SCHED_FIFO, 50): Invalid "
 		     "argument (EINVAL)\n"),
 	      "--vcpu-fifo, EINVAL: no CAP_SYS_NICE hint");
@@ -908,14 +897,14 @@ static void test_wakeup_stats(void)
 	run("FAKE_KVM_GUEST=halt " COUNT, "--vcpus=2 --iterations=5 "
 	    "--pvsched=pvsched_count --json " HALT, NULL);
 	check(status == 0 &&
-	      count(out, "\"callbacks\":{\"source\":\"pvsched_count\","
+	      tap_count(out, "\"callbacks\":{\"source\":\"pvsched_count\","
 		    "\"register\":1,\"unregister\":0,") == 2 &&
-	      count(out, "\"halt\":5,\"intr_inj\":5,\"wakeup\":5}") == 2,
+	      tap_count(out, "\"halt\":5,\"intr_inj\":5,\"wakeup\":5}") == 2,
 	      "pvsched_count with wakeup: JSON wakeup per vCPU");
 	run("FAKE_KVM_GUEST=halt " COUNT_OLD, "--vcpus=2 --iterations=5 "
 	    "--pvsched=pvsched_count --json " HALT, NULL);
 	check(status == 0 &&
-	      count(out, "\"halt\":5,\"intr_inj\":5,\"wakeup\":null}") == 2,
+	      tap_count(out, "\"halt\":5,\"intr_inj\":5,\"wakeup\":null}") == 2,
 	      "pvsched_count of an older kernel: counts, wakeup null");
 	run("FAKE_KVM_GUEST=halt " COUNT, "--iterations=5 "
 	    "--pvsched=pvsched_count " HALT, NULL);

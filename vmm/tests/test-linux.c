@@ -361,17 +361,6 @@ static bool one_line(const char *s, const char *line)
 	return !strcmp(s, line);
 }
 
-static int count(const char *haystack, const char *needle)
-{
-	int n = 0;
-
-	while ((haystack = strstr(haystack, needle))) {
-		haystack++;
-		n++;
-	}
-	return n;
-}
-
 static int lines(const char *s)
 {
 	int n = 0;
@@ -433,8 +422,8 @@ static void test_fake_runs(void)
 	      strstr(out, "\"serial_rx\":7,"),
 	      "stdin reaches the guest through the UART (RDI interrupt up with data ready), echoed: status 6");
 	run("FAKE_KVM_LINUX_END=echo FAKE_KVM_TRACE_IRQ=1", args, "abq");
-	check(status == 2 && count(errout, "fake-kvm: irq 4 level 1\n") == 4 &&
-	      count(errout, "fake-kvm: irq 4 level 0\n") == 4,
+	check(status == 2 && tap_count(errout, "fake-kvm: irq 4 level 1\n") == 4 &&
+	      tap_count(errout, "fake-kvm: irq 4 level 0\n") == 4,
 	      "KVM_IRQ_LINE for IRQ 4: up and down for THRE, then for each byte received");
 
 	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2", bz);
@@ -528,15 +517,15 @@ static void test_pvsched_dev_runs(void)
 		      PV_CALL(1, "0x300040", "ok")
 		      PV_CALL(1, "0x300048", "EINVAL")
 		      PV_CALL(0, "0x300040", "EINVAL")) &&
-	      count(errout, "KVM_SET_PVSCHED_AREA") == 8 &&
+	      tap_count(errout, "KVM_SET_PVSCHED_AREA") == 8 &&
 	      !strstr(errout, "not the vCPU's own") &&
 	      !strstr(errout, "minivmm:"),
 	      "KVM_SET_PVSCHED_AREA: only for what KVM must check, each on "
 	      "the vCPU's own thread; no line from minivmm");
 	check(strstr(out, "\"pvsched_area\":\"by-guest\"") &&
 	      strstr(out, "\"index\":0,") &&
-	      count(out, PV_AREA_JSON("3145728")) == 1 &&
-	      count(out, PV_AREA_JSON("3145792")) == 1 &&
+	      tap_count(out, PV_AREA_JSON("3145728")) == 1 &&
+	      tap_count(out, PV_AREA_JSON("3145792")) == 1 &&
 	      strstr(strstr(out, "\"index\":1,"), PV_AREA_JSON("3145792")) &&
 	      strstr(out, "\"pvsched_dev\":{\"area_versions\":2,"
 		     "\"bar0\":4273991680,\"bad_accesses\":16}"),
@@ -551,7 +540,7 @@ static void test_pvsched_dev_runs(void)
 	      strstr(out, "\npvsched area: the guest's own, registered through the pvsched device\n") &&
 	      strstr(out, "\nvcpu0: pvsched area 0x300000: version 1, ") &&
 	      strstr(out, "\nvcpu2: pvsched area 0x300080: version 1, ") &&
-	      count(errout, ": ok\n") == 3,
+	      tap_count(errout, ": ok\n") == 3,
 	      "3 vCPUs, text report: the device line, an area line per vCPU");
 
 	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
@@ -570,7 +559,7 @@ static void test_pvsched_dev_runs(void)
 		     "\"unregistrations\":0},\"latency\":null}]}") &&
 	      strstr(strstr(out, "\"index\":0,"),
 		     "\"registrations\":1,\"unregistrations\":1},") &&
-	      count(out, PV_AREA_JSON("3145792")) == 1,
+	      tap_count(out, PV_AREA_JSON("3145792")) == 1,
 	      "GPA 0 with version 0xdead: unregistered, the report's area "
 	      "null for that vCPU; vCPU 1's request sampled (guest_seen)");
 
@@ -582,14 +571,14 @@ static void test_pvsched_dev_runs(void)
 			     "minivmm: vcpu1: pvsched device: KVM_SET_PVSCHED_AREA at 0x300000: Input/output error\n"
 			     "minivmm: vcpu1: pvsched device: KVM_SET_PVSCHED_AREA at 0x300040: Input/output error\n"
 			     "minivmm: vcpu1: pvsched device: KVM_SET_PVSCHED_AREA at 0x300048: Input/output error\n") &&
-	      count(errout, "minivmm:") == 4,
+	      tap_count(errout, "minivmm:") == 4,
 	      "KVM fails with EIO: ERROR, one line on stderr each time");
 	check(strstr(errout, "fake-linux: vcpu0 pvsched: versions 0x2, before 0, bad version 2, unaligned 1, beyond RAM 1, another's 0,") &&
 	      strstr(strstr(out, "\"index\":1,"),
 		     "\"pvsched_area\":null,\"guest_seen\":{\"samples\":0,"
 		     "\"flags\":0,\"prio_max\":0,\"registrations\":0,"
 		     "\"unregistrations\":0},\"latency\":null}]}") &&
-	      count(out, PV_AREA_JSON("3145792")) == 1,
+	      tap_count(out, PV_AREA_JSON("3145792")) == 1,
 	      "... vCPU 1 has no area; vCPU 0 could take the one vCPU 1 "
 	      "failed to register");
 
@@ -598,7 +587,7 @@ static void test_pvsched_dev_runs(void)
 	check(status == 0 && strstr(errout, PV_NONE(0) PV_NONE(1)) &&
 	      !strstr(errout, "KVM_SET_PVSCHED_AREA") &&
 	      strstr(out, "\"pvsched_area\":\"not-offered\"") &&
-	      count(out, "\"pvsched_area\":null") == 2 &&
+	      tap_count(out, "\"pvsched_area\":null") == 2 &&
 	      strstr(out, "\"pvsched_dev\":{\"area_versions\":0,"),
 	      "no KVM_CAP_PVSCHED_AREA: AREA_VERSIONS 0, every command "
 	      "UNAVAILABLE, KVM never called");

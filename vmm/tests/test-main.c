@@ -15,6 +15,17 @@
 char tap_tmpdir[] = "/tmp/minivmm-test.XXXXXX";
 static int tap_passed, tap_failed;
 
+int tap_count(const char *haystack, const char *needle)
+{
+	int n = 0;
+
+	while ((haystack = strstr(haystack, needle))) {
+		haystack++;
+		n++;
+	}
+	return n;
+}
+
 void tap_slurp(const char *name, char *buf, size_t len)
 {
 	char path[4200];
