@@ -18,14 +18,15 @@
 #   5. the console's input: a shell on ttyS0 runs what minivmm's stdin
 #      sends it (receive interrupts), once the guest says it is ready
 #   6-11. the errors a user can make: one line, exit status 1 or 3
-#   12-16. the pvsched device and the guest driver: both vCPUs register
+#   12-17. the pvsched device and the guest driver: both vCPUs register
 #      the areas the driver chose (the report shows them); a SCHED_FIFO 50
-#      loop on CPU 1 makes vCPU 1 ask (priority 50) and pvsched_boost
-#      boost it, vCPU 0 neither; garbage written to the device from user
-#      space gets error statuses and changes no area; without a real-time
-#      task nothing is asked nor boosted, CPU 1 offline unregisters vCPU
-#      1's area and online registers it again; pvsched_count sees the
-#      guest's events
+#      loop on CPU 1 makes vCPU 1 ask (priority 50; BOOST_IRQ while it
+#      sleeps) and pvsched_boost boost it, vCPU 0 neither; garbage written
+#      to the device from user space gets error statuses and changes no
+#      area; without a real-time task nothing is asked nor boosted, CPU 1
+#      offline unregisters vCPU 1's area and online registers it again;
+#      pvsched_count sees the guest's events; with pvsched_guest.enable=0
+#      (the boot of 5) the driver registers nothing
 #
 # On a kernel without pvsched (the baseline) the guests run with
 # --no-pvsched.
@@ -134,7 +135,7 @@ err() {
 # A write to the shell's FIFO after minivmm is gone must not kill us.
 trap '' PIPE
 echo "TAP version 13"
-echo "1..16"
+echo "1..17"
 for f in "$KERNEL" "$INITRD"; do
 	if [ ! -f "$f" ]; then
 		echo "Bail out! $f missing"
@@ -224,10 +225,14 @@ shell_run() {
 }
 
 # 5: console input, once the guest's shell is there.
-shell_run reboot 'echo SHELL-$((6 * 7)) $(nproc)'
+# The guest also boots with pvsched_guest.enable=0 here: checked in 17.
+shell_run 'reboot pvsched_guest.enable=0' 'echo SHELL-$((6 * 7)) $(nproc)'
 echo "# shell: ${secs}s"
 check "linux: stdin reaches a shell on ttyS0: it runs 'echo SHELL-\$((6 * 7)) \$(nproc)'" \
 	eval 'grep -q "^SHELL-42 2" "$CON" && grep -q "^L2-SHELL-DONE" "$CON" && test $rc = 0 && jqt ".linux.serial_rx > 20"'
+# shellcheck disable=SC2034 # in the check that evals it
+knob_json=$(cat "$OUT")
+knob_con=$(grep 'pvsched_guest' "$CON")
 
 # 6-11: errors.
 err "linux: no such kernel: one line, status 3" 3 \
@@ -259,10 +264,11 @@ check "linux: --kernel with --payload: usage error, status 1" \
 # debug exit leaves the areas registered: the report shows them.
 if [ -n "$NO_PVSCHED" ]; then
 	for t in "both vCPUs register the areas the guest driver chose" \
-		 "rtspin at FIFO 50 on CPU 1: vCPU 1 asks with priority 50 and is boosted, vCPU 0 neither" \
+		 "rtspin at FIFO 50 on CPU 1: vCPU 1 asks with priority 50, and for BOOST_IRQ while it sleeps, and is boosted; vCPU 0 neither" \
 		 "garbage to the device: error statuses, the areas as they were" \
 		 "no real-time task: no boost; CPU 1 offline and online: vCPU 1's area unregistered, registered again" \
-		 "pvsched_count counts the Linux guest's events"; do
+		 "pvsched_count counts the Linux guest's events" \
+		 "pvsched_guest.enable=0: the driver says so and registers no area"; do
 		skip "linux pvsched: $t" "the kernel has no pvsched"
 	done
 else
@@ -278,8 +284,8 @@ else
 	g1=$(sed -n 's/^cpu1 gpa=\(0x[0-9a-f]*\) status=0$/\1/p' "$CON")
 	check "linux pvsched: both vCPUs register the areas the guest driver chose" \
 		eval 'test $rc = 5 && grep -q "^magic=0x50565343 version=1 area_versions=0x2 area_size=64$" "$CON" && test -n "$g0" -a -n "$g1" && jqt "[.vcpu[].pvsched_area.gpa] == [$((g0)), $((g1))] and ([.vcpu[].pvsched_area.gpa % 64] == [0, 0]) and $((g0)) != $((g1)) and ([.vcpu[].pvsched_area.version] == [1, 1])"'
-	check "linux pvsched: rtspin at FIFO 50 on CPU 1: vCPU 1 asks with priority 50 and is boosted, vCPU 0 neither" \
-		eval 'grep -q "^rtspin: cpu 1, FIFO 50" "$CON" && jqt ".vcpu[1].guest_seen.prio_max == 50 and .vcpu[1].pvsched_area.boosts > 0 and .vcpu[0].guest_seen.prio_max == 0 and .vcpu[0].guest_seen.flags == 0 and .vcpu[0].pvsched_area.boosts == 0"'
+	check "linux pvsched: rtspin at FIFO 50 on CPU 1: vCPU 1 asks with priority 50, and for BOOST_IRQ while it sleeps, and is boosted; vCPU 0 neither" \
+		eval 'grep -q "^rtspin: cpu 1, FIFO 50, [0-9]* spins$" "$CON" && grep -q "^rtspin: cpu 1, FIFO 50, [0-9]* spins, sleeping$" "$CON" && jqt ".vcpu[1].guest_seen.prio_max == 50 and .vcpu[1].guest_seen.flags == 3 and .vcpu[1].pvsched_area.boosts > 0 and .vcpu[0].guest_seen.prio_max == 0 and .vcpu[0].guest_seen.flags == 0 and .vcpu[0].pvsched_area.boosts == 0"'
 
 	# 14, 15: garbage from the guest's user space, on CPU 0's bank (an
 	# address beyond RAM, CPU 1's area, an unaligned one, version 2),
@@ -303,8 +309,13 @@ else
 	echo "# pvsched_count boot: ${secs}s"
 	check "linux pvsched: pvsched_count counts the Linux guest's events" \
 		eval 'test $rc = 7 && jqt "([.vcpu[].callbacks.vmexit] | min) > 0 and ([.vcpu[].callbacks.halt] | min) > 0 and ([.vcpu[].pvsched_area.gpa] | min) > 0"'
+
+	# 17: the boot of 5, with pvsched_guest.enable=0.
+	echo "$knob_con" | sed 's/^/# /'
+	check "linux pvsched: pvsched_guest.enable=0: the driver says so and registers no area" \
+		eval 'echo "$knob_con" | grep -q "pvsched_guest 0000:00:01.0: disabled (pvsched_guest.enable=0)" && [ "$(echo "$knob_json" | jq -c "[.vcpu[] | .guest_seen.registrations, .pvsched_area]")" = "[0,null,0,null]" ]'
 fi
 
 echo "# $((NR - FAILED)) passed, $FAILED failed"
-[ "$NR" = 16 ] || { echo "# planned 16, ran $NR"; exit 1; }
+[ "$NR" = 17 ] || { echo "# planned 17, ran $NR"; exit 1; }
 [ "$FAILED" = 0 ]

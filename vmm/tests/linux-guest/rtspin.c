@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rtspin CPU PRIO SECONDS: spin on CPU as a SCHED_FIFO task of priority
- * PRIO (as "taskset -c CPU chrt -f PRIO" on a busy loop would: Debian's
- * static busybox has no chrt) for SECONDS of wall time, then exit 0. One
- * line on stderr and status 1 if the CPU or the priority is refused.
+ * rtspin CPU PRIO SECONDS [SLEEP_MS]: spin on CPU as a SCHED_FIFO task of
+ * priority PRIO (as "taskset -c CPU chrt -f PRIO" on a busy loop would:
+ * Debian's static busybox has no chrt) for SECONDS of wall time, then exit
+ * 0. With SLEEP_MS, spin 1 ms at a time and sleep SLEEP_MS in between, as
+ * a periodic real-time task would. One line on stderr and status 1 if the
+ * CPU or the priority is refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,13 +28,19 @@ int main(int argc, char **argv)
 	struct sched_param sp = { 0 };
 	volatile unsigned long spins = 0;
 	cpu_set_t set;
-	double end;
+	struct timespec nap = { 0 };
+	double end, burst;
+	long sleep_ms = 0;
 	int cpu;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: rtspin CPU PRIO SECONDS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: rtspin CPU PRIO SECONDS [SLEEP_MS]\n");
 		return 1;
 	}
+	if (argc == 5)
+		sleep_ms = atol(argv[4]);
+	nap.tv_sec = sleep_ms / 1000;
+	nap.tv_nsec = sleep_ms % 1000 * 1000000;
 	cpu = atoi(argv[1]);
 	sp.sched_priority = atoi(argv[2]);
 	CPU_ZERO(&set);
@@ -47,9 +55,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	end = now() + atof(argv[3]);
-	while (now() < end)
-		spins++;
-	printf("rtspin: cpu %d, FIFO %d, %lu spins\n", cpu, sp.sched_priority,
-	       spins);
+	while (now() < end) {
+		if (!sleep_ms) {
+			spins++;
+			continue;
+		}
+		burst = now() + 0.001;
+		while (now() < burst)
+			spins++;
+		nanosleep(&nap, NULL);
+	}
+	printf("rtspin: cpu %d, FIFO %d, %lu spins%s\n", cpu,
+	       sp.sched_priority, spins, sleep_ms ? ", sleeping" : "");
 	return 0;
 }

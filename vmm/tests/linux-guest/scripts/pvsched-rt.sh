@@ -1,6 +1,8 @@
 # The pvsched device's registers, each CPU's registered area, the guest
-# driver's log, then a SCHED_FIFO 50 loop on CPU 1 for 2 s.
+# driver's log, then a SCHED_FIFO 50 loop on CPU 1 for 2 s, then one that
+# sleeps 10 ms after each ms of work, for 1 s.
 pvdev regs
 pvdev show
 dmesg | grep pvsched_guest
 rtspin 1 50 2
+rtspin 1 50 1 10
