@@ -608,6 +608,13 @@ void kvm_cpu__gate_open(struct kvm_cpu_gate *gate)
 	pthread_mutex_unlock(&gate->lock);
 }
 
+/* Once no thread uses it any more: joined, or never started. */
+void kvm_cpu__gate_destroy(struct kvm_cpu_gate *gate)
+{
+	pthread_cond_destroy(&gate->cond);
+	pthread_mutex_destroy(&gate->lock);
+}
+
 /* A vCPU thread: arrive, wait for the gate to open. */
 static void kvm_cpu__gate_pass(struct kvm_cpu_gate *gate)
 {

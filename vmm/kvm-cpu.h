@@ -98,6 +98,7 @@ int kvm_cpu__get_tsc_khz(struct kvm_cpu *cpu, unsigned long long *khz);
 void kvm_cpu__gate_init(struct kvm_cpu_gate *gate);
 void kvm_cpu__gate_wait(struct kvm_cpu_gate *gate, unsigned int n);
 void kvm_cpu__gate_open(struct kvm_cpu_gate *gate);
+void kvm_cpu__gate_destroy(struct kvm_cpu_gate *gate);
 int kvm_cpu__set_fifo(struct kvm_cpu *cpu, unsigned int prio);
 void kvm_cpu__read_pvsched_area(struct kvm_cpu *cpu);
 void kvm_cpu__sample_guest_fields(struct kvm_cpu *cpu);

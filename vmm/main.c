@@ -20,7 +20,10 @@
  * its own pvsched areas) -> vCPU 0 at startup_64, the others waiting for
  * INIT/SIPI -> the main loop also feeds the console's input to the UART
  * -> the guest ends the run (debug exit, reboot) -> report; the exit
- * status is the guest's.
+ * status is the guest's. With --reboots=N, at each of its first N
+ * reboots the VM is destroyed and created again, as at start (a fresh
+ * boot, the driver assigned again), the console kept; the report is the
+ * last boot's.
  *
  * The exit statuses (options.h, --help, README.md) are decided here and
  * nowhere else: the other files give 0 or -errno and print what went
@@ -106,6 +109,7 @@ struct run {
 	struct pci_bus pci;
 	struct pvsched_dev pvsched_dev;
 	struct report_linux linux_report;
+	unsigned int nr_reboots;	/* guest reboots that booted it again */
 };
 
 static struct run run;
@@ -557,7 +561,8 @@ static void run__reset_stats(struct run *run)
 		return;
 	ret = stats__reset_count(PVSCHED_COUNT_RESET);
 	run->report.stats_reset = ret ? STATS_RESET_FAILED : STATS_RESET_DONE;
-	if (ret)
+	/* Reset again at each reboot (--reboots): said once. */
+	if (ret && !run->nr_reboots)
 		pr_err("warning: cannot reset %s: %s; counts may include earlier runs",
 		       PVSCHED_COUNT_RESET, strerror(-ret));
 }
@@ -668,7 +673,9 @@ static int run__start_vcpus(struct run *run)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	run->t_start = now();
+	/* --reboots: the run's time, from the first boot on. */
+	if (!run->nr_reboots)
+		run->t_start = now();
 	for (i = 0; i < run->nr_cpus && !err; i++) {
 		cpu = &run->cpus[i];
 		cpu->stop = &run->stop;
@@ -882,6 +889,7 @@ static bool run__linux_report(struct run *run)
 	l->pvsched_dev_area_versions = run->pvsched_dev.area_versions;
 	l->pvsched_dev_bar = run->pvsched_dev.pci.bar;
 	l->pvsched_dev_bad_accesses = run->pvsched_dev.bad_accesses;
+	l->reboots = run->nr_reboots;
 	if (l->exit.reason == GUEST_EXIT_NONE) {
 		if (ok)
 			pr_err("the guest did not end the run");
@@ -963,30 +971,80 @@ static void run__payload_settings(struct run *run)
 	}
 }
 
-static int run__vm(struct run *run)
+/*
+ * One boot: the VM, the driver, the vCPUs, the main loop; the vCPU
+ * threads are joined when it returns. The console (its host side) is
+ * started at the first boot and runs across reboots.
+ */
+static void run__boot(struct run *run)
 {
 	const struct options *o = &run->opts;
 
-	if (!run->linux_guest)
-		run__payload_settings(run);
 	kvm__init(&run->kvm);
 	run__fail(run, run__create_vm(run));
 	if (!run->status)
 		run__fail(run, run__pvsched_init(run));
 	/* The guest's console: stdout, or stderr with --json. */
-	if (!run->status && !stop_signal && run->linux_guest)
+	if (!run->status && !stop_signal && run->linux_guest &&
+	    !run->nr_reboots)
 		serial__console_start(&run->console, STDIN_FILENO,
 				      o->json ? STDERR_FILENO : STDOUT_FILENO);
 	if (!run->status && !stop_signal)
 		run__fail(run, run__start_vcpus(run));
+	if (!run->nr_started)
+		return;
+	if (!run->status)
+		run__main_loop(run);
+	run__stop_vcpus(run);
+	run__join(run);
+	/* Once more: what a guest asked last, if it still has its area. */
+	if (run->linux_guest)
+		run__sample_guest_fields(run);
+}
+
+/*
+ * --reboots: did the guest reboot (its keyboard controller reset, not a
+ * triple fault) with reboots left, and nothing else end the run?
+ */
+static bool run__reboot_due(struct run *run)
+{
+	return run->linux_guest && run->nr_started && !run->status &&
+	       !stop_signal && run->nr_reboots < run->opts.reboots &&
+	       guest_exit__reason(&run->kvm.exit) == GUEST_EXIT_RESET &&
+	       !run__vcpu_failed(run);
+}
+
+/*
+ * After a boot whose threads are joined: nothing of its VM is left (fds,
+ * memory, devices, the UART's guest side), nor of its vCPUs, whose rows
+ * start again from 0.
+ */
+static void run__forget_boot(struct run *run)
+{
+	run__destroy_vm(run);
+	kvm_cpu__gate_destroy(&run->gate);
+	memset(run->cpus, 0, sizeof(run->cpus));
+	run->nr_cpus = 0;
+	run->nr_started = 0;
+	run->stop = 0;
+	run->nr_running = 0;
+}
+
+static int run__vm(struct run *run)
+{
+	if (!run->linux_guest)
+		run__payload_settings(run);
+	run__boot(run);
+	while (run__reboot_due(run)) {
+		run__forget_boot(run);
+		if (stop_signal)
+			break;
+		run->nr_reboots++;
+		pr_info("minivmm: the guest rebooted: boot %u of at most %u",
+			run->nr_reboots + 1, run->opts.reboots + 1);
+		run__boot(run);
+	}
 	if (run->nr_started) {
-		if (!run->status)
-			run__main_loop(run);
-		run__stop_vcpus(run);
-		run__join(run);
-		/* Once more: what a guest asked last, if it still has its area. */
-		if (run->linux_guest)
-			run__sample_guest_fields(run);
 		serial__console_stop(&run->console);
 		run__report(run);
 	}

@@ -38,6 +38,7 @@ enum {
 	OPT_INITRD,
 	OPT_APPEND,
 	OPT_MEM,
+	OPT_REBOOTS,
 };
 
 static const struct option long_options[] = {
@@ -62,6 +63,7 @@ static const struct option long_options[] = {
 	{ "initrd",	  required_argument, NULL, OPT_INITRD },
 	{ "append",	  required_argument, NULL, OPT_APPEND },
 	{ "mem",	  required_argument, NULL, OPT_MEM },
+	{ "reboots",	  required_argument, NULL, OPT_REBOOTS },
 	{ "help",	  no_argument,	     NULL, 'h' },
 	{ "version",	  no_argument,	     NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -72,7 +74,7 @@ void options__usage(FILE *f)
 	fprintf(f,
 "Usage: minivmm [OPTION]...\n"
 "       minivmm --kernel=BZIMAGE [--initrd=FILE] [--append=CMDLINE]\n"
-"               [--mem=MIB] [OPTION]...\n"
+"               [--mem=MIB] [--reboots=N] [OPTION]...\n"
 "Run a tiny KVM guest, or a Linux guest, on N vCPU threads under a pvsched\n"
 "driver and report the exits and driver callbacks of each vCPU thread.\n"
 "\n"
@@ -86,6 +88,11 @@ void options__usage(FILE *f)
 "  --initrd=FILE        Linux: the initial ramdisk\n"
 "  --append=CMDLINE     Linux: the kernel command line (default \"%s\")\n"
 "  --mem=MIB            Linux: guest RAM in MiB, 1..%llu (default %llu)\n"
+"  --reboots=N          Linux: boot the guest again (a new VM, same kernel,\n"
+"                       initrd and command line) at each of its first N\n"
+"                       reboots, 0..%d (default 0: a reboot ends the run);\n"
+"                       the report's vCPU rows are the last boot's; not\n"
+"                       with --switch\n"
 "\n"
 "  --pvsched=NAME       assign pvsched driver NAME before the vCPUs run\n"
 "                       (KVM_REPLACE_PVSCHED_OPS); --pvsched= runs with no\n"
@@ -173,7 +180,7 @@ void options__usage(FILE *f)
 "scheduling without CAP_SYS_NICE, --vcpu-fifo refused), 128+N stopped by\n"
 "signal N (SIGINT, SIGTERM); a Linux guest's debug-exit status S as is.\n",
 		IOPORT_DEBUG_EXIT, LINUX_DEFAULT_CMDLINE,
-		LINUX_MAX_MEM_MIB, LINUX_DEFAULT_MEM_MIB,
+		LINUX_MAX_MEM_MIB, LINUX_DEFAULT_MEM_MIB, MINIVMM_MAX_REBOOTS,
 		MINIVMM_MAX_VCPUS, MINIVMM_LAT_MAX_SAMPLES,
 		MINIVMM_MAX_PERIOD_US, MINIVMM_DEFAULT_PERIOD_US,
 		MINIVMM_LAT_PERIOD_US, MINIVMM_TIMER_COUNT_PER_US,
@@ -195,6 +202,21 @@ int options__parse_count(const char *s, unsigned long long max,
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || *end || v < 1 || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* --reboots' value: a decimal count in 0..MINIVMM_MAX_REBOOTS. */
+int options__parse_reboots(const char *s, unsigned int *out)
+{
+	unsigned long long v;
+
+	if (!strcmp(s, "0")) {
+		*out = 0;
+		return 0;
+	}
+	if (options__parse_count(s, MINIVMM_MAX_REBOOTS, &v))
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -485,6 +507,14 @@ static int options__one(struct options *opts, int c, const char *arg,
 			return -EINVAL;
 		}
 		return 0;
+	case OPT_REBOOTS:
+		if (options__parse_reboots(arg, &opts->reboots)) {
+			fprintf(err, "minivmm: --reboots: '%s' is not in 0..%d\n",
+				arg, MINIVMM_MAX_REBOOTS);
+			return -EINVAL;
+		}
+		opts->reboots_set = true;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -526,6 +556,8 @@ static const char *options__linux_only(const struct options *opts)
 		return "--append";
 	if (opts->mem_mib)
 		return "--mem";
+	if (opts->reboots_set)
+		return "--reboots";
 	return NULL;
 }
 
@@ -571,6 +603,13 @@ static int options__check(const struct options *opts, FILE *err)
 	if (opts->no_pvsched && opts->nr_switches) {
 		fprintf(err,
 			"minivmm: --no-pvsched and --switch are mutually exclusive\n");
+		return -EINVAL;
+	}
+	/* --switch times are from the start: of which boot? */
+	if (opts->reboots && opts->nr_switches) {
+		fprintf(err,
+			"minivmm: --reboots=%u and --switch are mutually exclusive\n",
+			opts->reboots);
 		return -EINVAL;
 	}
 	/* The flag goes in the vCPU's pvsched area: there is none. */

@@ -11,6 +11,7 @@
 #define MINIVMM_MAX_VCPUS	64
 #define MINIVMM_MAX_SWITCHES	16
 #define MINIVMM_MAX_SECONDS	86400.0
+#define MINIVMM_MAX_REBOOTS	1000
 
 /*
  * The timer payload's LAPIC timer: KVM's APIC bus runs at 1 GHz and the
@@ -63,6 +64,8 @@ struct options {
 	const char *initrd;		/* --initrd, NULL: none */
 	const char *append;		/* --append, NULL: not given */
 	unsigned long long mem_mib;	/* --mem, 0: not given */
+	unsigned int reboots;		/* --reboots: guest reboots to restart */
+	bool reboots_set;		/* --reboots given, maybe 0 */
 	bool payload_set;		/* --payload given */
 	bool no_pvsched;		/* --no-pvsched: plain KVM */
 	bool no_area;			/* --no-area: no shared areas */
@@ -98,6 +101,7 @@ void options__usage(FILE *f);
 
 int options__parse_count(const char *s, unsigned long long max,
 			 unsigned long long *out);
+int options__parse_reboots(const char *s, unsigned int *out);
 int options__parse_seconds(const char *s, double *out);
 int options__parse_name(const char *s, char name[PVSCHED_OPS_NAME_SIZE]);
 int options__parse_switch(const char *s, struct pvsched_switch *sw);

@@ -46,6 +46,9 @@ static void report__text_linux(FILE *f, const struct report *r)
 	else
 		fprintf(f, "FAILED");
 	fprintf(f, "\ncmdline: %s\n", l->cmdline);
+	if (r->opts->reboots)
+		fprintf(f, "reboots: %u of at most %u; what follows is the last boot's\n",
+			l->reboots, r->opts->reboots);
 	fprintf(f, "pvsched device: area versions %#x, BAR0 %#x",
 		l->pvsched_dev_area_versions, l->pvsched_dev_bar);
 	if (l->pvsched_dev_bad_accesses)
@@ -283,7 +286,8 @@ static void report__json_switches(FILE *f, const struct report *r)
 /*
  * "linux", a Linux guest's only (a payload's report has no such key):
  * what it booted and how it ended, "exit" and "status" null if it did
- * not end the run.
+ * not end the run; "reboots", the reboots that booted it again
+ * (--reboots): all else is the last boot's.
  */
 static void report__json_linux(FILE *f, const struct report_linux *l)
 {
@@ -309,10 +313,10 @@ static void report__json_linux(FILE *f, const struct report_linux *l)
 			guest_exit__name(reason), l->exit.status, l->exit.vcpu);
 	fprintf(f, "\"serial_tx\":%llu,\"serial_rx\":%llu,"
 		"\"unhandled_io\":%llu,\"pvsched_dev\":{\"area_versions\":%u,"
-		"\"bar0\":%u,\"bad_accesses\":%llu}},",
+		"\"bar0\":%u,\"bad_accesses\":%llu},\"reboots\":%u},",
 		l->serial_tx, l->serial_rx, l->unhandled_io,
 		l->pvsched_dev_area_versions, l->pvsched_dev_bar,
-		l->pvsched_dev_bad_accesses);
+		l->pvsched_dev_bad_accesses, l->reboots);
 }
 
 /* "driver":null with --no-pvsched: no pvsched ioctl was made. */

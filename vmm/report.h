@@ -52,6 +52,8 @@ struct report_linux {
 	__u32 pvsched_dev_bar;		/* its BAR0 at the end */
 	/* Accesses to its registers of a bad size or offset. */
 	unsigned long long pvsched_dev_bad_accesses;
+	/* Reboots that booted it again (--reboots): the rest is the last boot's. */
+	unsigned int reboots;
 };
 
 struct report {

@@ -98,6 +98,16 @@
  * KVM_CREATE_PIT2 (after the irqchip) and KVM_IRQ_LINE are answered, the
  * latter with a line "fake-kvm: irq N level L" on stderr if
  * $FAKE_KVM_TRACE_IRQ is set.
+ * $FAKE_KVM_LINUX_REBOOTS=K: the linux guest reboots (OUT 0xfe to 0x64) at
+ * the end of each of the first K VMs' boots, then ends as
+ * $FAKE_KVM_LINUX_END says; with $FAKE_KVM_WANT_FIFO its vCPU 0 exits
+ * with status 96 on a thread that is not SCHED_FIFO at that priority.
+ * Each KVM_CREATE_VM starts a new VM: the old one's state (irqchip, PIT,
+ * TSS, IRQ 4, the driver, back to "", the vCPUs, the pvsched device's
+ * probe) is gone, as in KVM; and the old VM must be gone from minivmm
+ * too: a KVM_CREATE_VM with another /dev/kvm fd, a VM or vCPU fd still
+ * open, the old guest memory still mapped or another thread than the
+ * caller fails with EBUSY and a line "fake-kvm: KVM_CREATE_VM: ...".
  * $FAKE_KVM_TRACE_PVSCHED: print "fake-kvm: pvsched access: WHAT" on stderr
  * for each pvsched ioctl (KVM_CHECK_EXTENSION of KVM_CAP_PVSCHED_AREA
  * included) and each open of pvsched_count's debugfs files or of the
@@ -113,6 +123,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -196,11 +207,16 @@ static struct {
 
 static char *guest_mem;
 static size_t guest_size;
+static unsigned int nr_vms;	/* KVM_CREATE_VM calls that made one */
 static bool irqchip;
 static bool pit, tss;		/* KVM_CREATE_PIT2, KVM_SET_TSS_ADDR */
 static int irq4 = -1;		/* the level of IRQ 4 (KVM_IRQ_LINE), -1: never set */
 static char driver[PVSCHED_OPS_NAME_SIZE];
 static struct fake_vcpu *vcpus[MINIVMM_MAX_VCPUS_FAKE];
+/* linux, $FAKE_KVM_LINUX_PVSCHED: the pvsched device, as the guest saw it */
+static unsigned int pvd_turn;	/* the vCPU whose turn it is to register */
+static __u32 pvd_bar;		/* BAR0, as the driver mapped it */
+static __u32 pvd_versions;	/* AREA_VERSIONS, as probe() read it */
 
 static void trace(const char *what)
 {
@@ -299,6 +315,10 @@ int __wrap_munmap(void *addr, size_t len)
 {
 	int fd;
 
+	if (addr && addr == guest_mem) {
+		guest_mem = NULL;
+		guest_size = 0;
+	}
 	for (fd = 0; fd < FAKE_MAX_FDS; fd++) {
 		if (fds[fd].kind == FAKE_VCPU && fds[fd].vcpu->run == addr)
 			return 0;	/* leaked on purpose: tiny, test only */
@@ -358,6 +378,52 @@ static bool fake_has_area_cap(void)
 	return !getenv("FAKE_KVM_NO_PVSCHED") && !getenv("FAKE_KVM_NO_AREA");
 }
 
+static unsigned int fake_nr_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * A new VM, with nothing of the last one: which minivmm must have
+ * destroyed entirely (fds, memory, vCPU threads) before.
+ */
+static int fake_create_vm(void)
+{
+	unsigned int i, n[FAKE_VCPU + 1] = { 0 }, threads;
+	unsigned int v;
+
+	for (i = 0; i < FAKE_MAX_FDS; i++)
+		n[fds[i].kind]++;
+	threads = fake_nr_threads();
+	if (n[FAKE_SYS] != 1 || n[FAKE_VM] || n[FAKE_VCPU] || guest_mem ||
+	    threads != 1) {
+		fprintf(stderr,
+			"fake-kvm: KVM_CREATE_VM: the old VM is not gone: %u /dev/kvm fds, %u VM fds, %u vCPU fds open, guest memory %s, %u threads\n",
+			n[FAKE_SYS], n[FAKE_VM], n[FAKE_VCPU],
+			guest_mem ? "mapped" : "unmapped", threads);
+		return fail(EBUSY);
+	}
+	irqchip = pit = tss = false;
+	irq4 = -1;
+	memset(driver, 0, sizeof(driver));
+	for (v = 0; v < MINIVMM_MAX_VCPUS_FAKE; v++)
+		vcpus[v] = NULL;	/* leaked on purpose, as their runs */
+	nr_fifo = 0;
+	pvd_turn = 0;
+	pvd_bar = 0;
+	pvd_versions = 0;
+	nr_vms++;
+	return fake_fd(FAKE_VM);
+}
+
 static int fake_sys_ioctl(unsigned long req, unsigned long arg)
 {
 	struct kvm_cpuid2 *cpuid = (void *)arg;
@@ -378,7 +444,7 @@ static int fake_sys_ioctl(unsigned long req, unsigned long arg)
 			return !getenv("FAKE_KVM_NO_TSC_KHZ");
 		return arg == KVM_CAP_MAX_VCPUS ? 1024 : 1;
 	case KVM_CREATE_VM:
-		return fake_fd(FAKE_VM);
+		return fake_create_vm();
 	case KVM_GET_SUPPORTED_CPUID:
 		if (cpuid->nent < 2)
 			return fail(E2BIG);
@@ -1067,10 +1133,6 @@ static int fake_linux_exit(struct fake_vcpu *v, __u8 status)
 #define PVD_FINISHED		1	/* fake_pvsched(): go on booting */
 #define PVD_TIMEOUT_MS		10000
 
-static unsigned int pvd_turn;	/* the vCPU whose turn it is to register */
-static __u32 pvd_bar;		/* BAR0, as the driver mapped it */
-static __u32 pvd_versions;	/* AREA_VERSIONS, as probe() read it */
-
 /*
  * The driver below is straight-line code that makes one exit per
  * KVM_RUN: PVD_EXIT() returns from KVM_RUN with the exit set up, and the
@@ -1433,6 +1495,7 @@ static int fake_pvsched_bsp(struct fake_vcpu *v)
  *         minivmm kicks it), "echo" (with IER = RDI, poll LSR, read RBR, write
  *         each byte back until a 'q', then exit with the count of bytes
  *         echoed; IRQ 4 must be up whenever data is ready, else 97)
+ *         $FAKE_KVM_LINUX_REBOOTS=K: a reboot first, in the first K VMs
  * With $FAKE_KVM_LINUX_PVSCHED, before step 6: the pvsched device
  * (fake_pvsched_bsp()), and a line per vCPU printed.
  * The APs must be KVM_MP_STATE_UNINITIALIZED: they sleep in KVM_RUN, as
@@ -1443,6 +1506,7 @@ static int fake_linux(struct fake_vcpu *v)
 {
 	const char *end = getenv("FAKE_KVM_LINUX_END");
 	const char *status = getenv("FAKE_KVM_EXIT_STATUS");
+	const char *reboots = getenv("FAKE_KVM_LINUX_REBOOTS");
 	bool pvsched = getenv("FAKE_KVM_LINUX_PVSCHED");
 	int ret;
 	__u8 b;
@@ -1494,6 +1558,8 @@ static int fake_linux(struct fake_vcpu *v)
 	}
 	if (pvsched && v->text[v->pos])
 		return out(v, 0x3f8, 1, v->text[v->pos++]);
+	if (reboots && nr_vms <= (unsigned int)atoi(reboots))
+		return out(v, 0x64, 1, 0xfe);
 	if (end && !strcmp(end, "reboot"))
 		return out(v, 0x64, 1, 0xfe);
 	if (end && !strcmp(end, "shutdown")) {
@@ -1559,6 +1625,8 @@ static int fake_run(struct fake_vcpu *v)
 	if (guest && !strcmp(guest, "linux")) {
 		v->tid = gettid();
 		v->runs++;
+		if (!v->id && !fake_fifo_ok(v->tid))
+			return fake_linux_exit(v, 96);
 		return fake_linux(v);
 	}
 	if (v->regs.rip != MINIVMM_LOAD_GPA ||

@@ -604,6 +604,109 @@ static void test_pvsched_dev_runs(void)
 	      "pvsched ioctl at all");
 }
 
+/*
+ * --reboots=N: the fake guest reboots in its first K VMs
+ * ($FAKE_KVM_LINUX_REBOOTS=K), then ends as $FAKE_KVM_LINUX_END says; the
+ * fake KVM refuses a KVM_CREATE_VM while anything of the old VM is left
+ * (a line "fake-kvm: KVM_CREATE_VM: ...") and gives each VM the driver
+ * "" again.
+ */
+#define BOOT_LINE "fake-linux: cmdline='a=1' cpus=2 initrd=14@0x11ff000:INITRD-C mem=18\n"
+
+static void test_reboot_runs(void)
+{
+	char bz[4200], args[9000];
+
+	write_bzimage("bzImage", &good, bz, sizeof(bz));
+	snprintf(args, sizeof(args),
+		 "--kernel=%s --initrd=%s/initrd --append=a=1 --mem=18 --vcpus=2 --reboots=1 --json",
+		 bz, tap_tmpdir);
+	run("FAKE_KVM_LINUX_REBOOTS=2", args, NULL);
+	check(status == 0 && tap_count(errout, BOOT_LINE) == 2 &&
+	      strstr(errout, BOOT_LINE "minivmm: the guest rebooted: boot 2 of at most 2\n" BOOT_LINE) &&
+	      strstr(out, "\"exit\":\"reboot\",\"status\":0,") &&
+	      strstr(out, "},\"reboots\":1},") &&
+	      !strstr(errout, "fake-kvm:") && lines(out) == 1,
+	      "--reboots=1, a guest that reboots twice: two boots of the same kernel, initrd and command line, the second reboot ends the run, status 0");
+
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --reboots=2 --json",
+		 bz);
+	run("FAKE_KVM_LINUX_REBOOTS=2 FAKE_KVM_EXIT_STATUS=7", args, NULL);
+	check(status == 7 && tap_count(errout, "fake-linux: cmdline=") == 3 &&
+	      strstr(out, "\"exit\":\"debug-exit\",\"status\":7,") &&
+	      strstr(out, "},\"reboots\":2},") && !strstr(errout, "fake-kvm:"),
+	      "--reboots=2, a guest that reboots twice, then debug-exits with 7: three boots, status 7");
+	run("FAKE_KVM_LINUX_REBOOTS=1", args, NULL);
+	check(status == 0 && tap_count(errout, "fake-linux: cmdline=") == 2 &&
+	      strstr(out, "\"exit\":\"debug-exit\",\"status\":0,") &&
+	      strstr(out, "},\"reboots\":1},"),
+	      "--reboots=2, one reboot: two boots, the second's debug exit ends it");
+	run("FAKE_KVM_LINUX_END=shutdown", args, NULL);
+	check(status == 0 && tap_count(errout, "fake-linux: cmdline=") == 1 &&
+	      strstr(out, "\"exit\":\"triple-fault\",") &&
+	      strstr(out, "},\"reboots\":0},"),
+	      "--reboots=2: a triple fault still ends the run");
+
+	snprintf(args, sizeof(args), "--kernel=%s --reboots=0 --json", bz);
+	run("FAKE_KVM_LINUX_REBOOTS=3", args, NULL);
+	check(status == 0 && tap_count(errout, "fake-linux: cmdline=") == 1 &&
+	      strstr(out, "\"exit\":\"reboot\",\"status\":0,") &&
+	      strstr(out, "},\"reboots\":0},") &&
+	      !strstr(errout, "minivmm: the guest rebooted"),
+	      "--reboots=0: the first reboot ends the run, as without it");
+
+	snprintf(args, sizeof(args),
+		 "--kernel=%s --vcpus=2 --reboots=1 --pvsched=pvsched_count --json",
+		 bz);
+	run(PV_ENV "FAKE_KVM_LINUX_REBOOTS=1", args, NULL);
+	check(status == 0 && tap_count(errout, PV_LINE(0) "\n") == 2 &&
+	      tap_count(errout, PV_LINE(1) "\n") == 2 &&
+	      !strstr(errout, "FAILED") &&
+	      tap_count(errout, PV_CALL(0, "0x300000", "ok")) == 2 &&
+	      tap_count(errout, PV_CALL(1, "0x300040", "ok")) == 2 &&
+	      tap_count(errout, "pvsched: (none) -> pvsched_count\n") == 2,
+	      "pvsched flavour: each boot finds the device afresh and registers its areas; --pvsched assigned in each VM");
+	check(tap_count(out, "\"registrations\":1,\"unregistrations\":0}") == 2 &&
+	      tap_count(out, PV_AREA_JSON("3145728")) == 1 &&
+	      tap_count(out, PV_AREA_JSON("3145792")) == 1 &&
+	      strstr(out, "\"final\":\"pvsched_count\"") &&
+	      strstr(out, "\"bad_accesses\":16},\"reboots\":1},"),
+	      "... the rows are the last boot's: one registration per vCPU, its area; the new VM's driver is --pvsched's");
+
+	snprintf(args, sizeof(args), "--kernel=%s --reboots=3", bz);
+	run("FAKE_KVM_LINUX_REBOOTS=1", args, NULL);
+	check(status == 0 &&
+	      strstr(out, "\ncmdline: console=ttyS0\nreboots: 1 of at most 3; what follows is the last boot's\npvsched device: "),
+	      "text report: a line with the reboots");
+
+	snprintf(args, sizeof(args),
+		 "--kernel=%s --vcpus=2 --reboots=1 --vcpu-fifo=10 --json", bz);
+	run("FAKE_KVM_LINUX_REBOOTS=1 FAKE_KVM_WANT_FIFO=10", args, NULL);
+	check(status == 0 && tap_count(errout, "fake-linux: cmdline=") == 2 &&
+	      strstr(out, "},\"reboots\":1},"),
+	      "--vcpu-fifo: each boot's vCPU threads are SCHED_FIFO");
+
+	run("FAKE_KVM_LINUX_REBOOTS=1 FAKE_KVM_LINUX_END=hang", NULL,
+	    "rm -f running; $VMM --kernel=bzImage --reboots=5 </dev/null & "
+	    "i=0; while [ ! -e running ] && [ $i -lt 400 ]; "
+	    "do sleep 0.05; i=$((i + 1)); done; kill -TERM $!; wait $!");
+	check(status == 143 && strstr(out, "stopped by signal 15") &&
+	      tap_count(out, "fake-linux: cmdline=") == 2 &&
+	      strstr(out, "\nreboots: 1 of at most 5;"),
+	      "SIGTERM during the second boot stops the run: status 143, a report");
+
+	snprintf(args, sizeof(args), "--reboots=1");
+	run("", args, NULL);
+	check(status == 1 &&
+	      one_line(errout, "minivmm: --reboots needs --kernel\nTry 'minivmm --help'.\n"),
+	      "--reboots with a payload: usage error, status 1");
+	snprintf(args, sizeof(args), "--kernel=%s --reboots=1001", bz);
+	run("", args, NULL);
+	check(status == 1 && strstr(errout, "minivmm: --reboots: '1001' is not in 0..1000\n") &&
+	      lines(errout) == 2,
+	      "--reboots=1001: usage error, status 1, one line (and the hint)");
+}
+
 void test_linux(void)
 {
 	test_parse();
@@ -613,4 +716,5 @@ void test_linux(void)
 	test_mptable();
 	test_fake_runs();
 	test_pvsched_dev_runs();
+	test_reboot_runs();
 }

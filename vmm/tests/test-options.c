@@ -464,6 +464,30 @@ static void test_linux_options(void)
 	ok(accepts("--kernel=bz", "--no-pvsched", "--vcpu-fifo=10") &&
 	   accepts("--kernel=bz", "--switch=pvsched_count@1"),
 	   "--no-pvsched, --vcpu-fifo and --switch go with --kernel");
+	ok(accepts("--kernel=bz") && !opts.reboots && !opts.reboots_set &&
+	   accepts("--kernel=bz", "--reboots=0") && !opts.reboots &&
+	   opts.reboots_set &&
+	   accepts("--kernel=bz", "--reboots=1000") && opts.reboots == 1000,
+	   "--reboots: default 0, 0 and 1000 accepted");
+	ok(rejects("--kernel=bz", "--reboots=1001") &&
+	   !strcmp(errbuf, "minivmm: --reboots: '1001' is not in 0..1000\n") &&
+	   rejects("--kernel=bz", "--reboots=-1") &&
+	   !strcmp(errbuf, "minivmm: --reboots: '-1' is not in 0..1000\n") &&
+	   rejects("--kernel=bz", "--reboots=") && lines(errbuf) == 1 &&
+	   rejects("--kernel=bz", "--reboots=00x") &&
+	   rejects("--kernel=bz", "--reboots=1.5") &&
+	   rejects("--kernel=bz", "--reboots=99999999999999999999"),
+	   "--reboots: bad values, one line: '%s'", errbuf);
+	ok(rejects("--reboots=1") &&
+	   !strcmp(errbuf, "minivmm: --reboots needs --kernel\n") &&
+	   rejects("--reboots=0", "--payload=io") &&
+	   !strcmp(errbuf, "minivmm: --reboots needs --kernel\n"),
+	   "--reboots with a payload: a usage error, even =0");
+	ok(rejects("--kernel=bz", "--reboots=2", "--switch=x@1") &&
+	   !strcmp(errbuf, "minivmm: --reboots=2 and --switch are mutually exclusive\n") &&
+	   accepts("--kernel=bz", "--reboots=0", "--switch=x@1") &&
+	   accepts("--kernel=bz", "--reboots=2", "--vcpu-fifo=10"),
+	   "--reboots=N with --switch: a usage error; not =0; --vcpu-fifo goes");
 	f = fmemopen(buf, sizeof(buf), "w");
 	options__usage(f);
 	fclose(f);
@@ -471,7 +495,8 @@ static void test_linux_options(void)
 	   strstr(buf, "--append=CMDLINE") && strstr(buf, "--mem=MIB") &&
 	   strstr(buf, "port\n                       0x501") &&
 	   strstr(buf, "(default \"console=ttyS0\")") &&
-	   strstr(buf, "1..3072 (default 256)"),
+	   strstr(buf, "1..3072 (default 256)") &&
+	   strstr(buf, "[--reboots=N]") && strstr(buf, "0..1000 (default 0"),
 	   "--help documents the Linux options and the debug-exit port");
 }
 
