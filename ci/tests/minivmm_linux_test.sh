@@ -13,8 +13,10 @@
 #   2. the debug-exit status of user space (pvexit), see 1
 #   3. the debug-exit port from the guest kernel itself: earlycon on port
 #      0x501 at 9600 baud writes the divisor latch, 12, to 0x501 first
-#   4. a reboot (reboot -f: the keyboard controller) ends the run, status
-#      0; the guest driver unregistered its areas before (shutdown)
+#   4. a reboot (reboot -f: the keyboard controller) with --reboots=1
+#      boots the guest again, whose reboot ends the run, status 0; each
+#      boot's guest driver registered its areas and unregistered them at
+#      its shutdown
 #   5. the console's input: a shell on ttyS0 runs what minivmm's stdin
 #      sends it (receive interrupts), once the guest says it is ready
 #   6-11. the errors a user can make: one line, exit status 1 or 3
@@ -179,16 +181,18 @@ echo "# earlycon at 0x501: ${secs}s"
 check "linux: earlycon's divisor write to 0x501: debug exit, status 12" \
 	eval 'test $rc = 12 && jqt ".ok and .linux.exit == \"debug-exit\" and .linux.status == 12 and .linux.exit_vcpu == 0"'
 
-# 4: reboot.
-boot "console=ttyS0 quiet panic=-1 pvexit=reboot"
-echo "# reboot: ${secs}s"
-# With pvsched, the guest driver's shutdown unregisters both areas first
-# (they were registered: 12), so the report shows none.
-no_areas=true
+# 4: reboot, twice: --reboots=1 boots the guest again at its first
+# reboot, and its second ends the run.
+boot "console=ttyS0 quiet panic=-1 pvexit=reboot" --reboots=1
+echo "# two boots, each rebooting: ${secs}s"
+# With pvsched, each boot's guest driver registers both areas and
+# unregisters them at its shutdown; the report, the last boot's, shows
+# that boot's one registration and one unregistration per vCPU.
+areas=true
 # shellcheck disable=SC2034 # in the check that evals it
-[ -n "$NO_PVSCHED" ] || no_areas='([.vcpu[].pvsched_area] == [null, null]) and ([.vcpu[].guest_seen.samples] | min) > 0'
-check "linux: reboot -f ends the run: exit reboot, status 0; no area left registered" \
-	eval 'test $rc = 0 && grep -q "^L2-REBOOT" "$CON" && jqt ".ok and .linux.exit == \"reboot\" and .linux.status == 0 and $no_areas"'
+[ -n "$NO_PVSCHED" ] || areas='([.vcpu[].pvsched_area] == [null, null]) and ([.vcpu[] | .guest_seen.registrations, .guest_seen.unregistrations] == [1, 1, 1, 1])'
+check "linux: reboot -f, with --reboots=1: a second boot registers the areas again, and its reboot ends the run (exit reboot, status 0) with none left" \
+	eval 'test $rc = 0 && [ "$(grep -c "^L2-REBOOT" "$CON")" = 2 ] && grep -q "the guest rebooted: boot 2 of at most 2" "$CON" && jqt ".ok and .linux.exit == \"reboot\" and .linux.status == 0 and .linux.reboots == 1 and $areas"'
 
 # shell_run PVEXIT SCRIPT [MINIVMM ARGS...]: a 2-vCPU guest with a shell
 # on its console (l2shell); once the guest says it is ready, SCRIPT and
