@@ -15,6 +15,7 @@ PKGS=(
 	dwarves pahole python3 perl kmod rsync git xz-utils
 	clang llvm bpftool libbpf-dev zlib1g-dev
 	qemu-system-x86 cpio busybox-static ccache jq python3-unicorn
+	rt-tests
 	"$@"
 )
 

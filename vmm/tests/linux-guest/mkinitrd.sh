@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the initramfs of the Linux guest that minivmm boots in the tests
 # (ci/tests/minivmm_linux_test.sh): static busybox, this directory's init,
-# pvexit, pvdev and rtspin (built here, static), the test scripts of
-# scripts/ (init's l2run=NAME), as a newc cpio, reproducibly.
+# pvexit, pvdev and rtspin (built here, static), cyclictest and hackbench
+# of Debian's rt-tests with the shared libraries they load (make latency's
+# guest), the test scripts of scripts/ (init's l2run=NAME), as a newc cpio,
+# reproducibly.
 #
 # Usage: vmm/tests/linux-guest/mkinitrd.sh OUTPUT
 set -eu
@@ -30,6 +32,17 @@ chmod 0755 "$STAGE/init"
 $CC -static -O2 -Wall -Wextra -o "$STAGE/bin/pvexit" "$DIR/pvexit.c"
 $CC -static -O2 -Wall -Wextra -o "$STAGE/bin/pvdev" "$DIR/pvdev.c"
 $CC -static -O2 -Wall -Wextra -o "$STAGE/bin/rtspin" "$DIR/rtspin.c"
+# rt-tests' binaries are dynamic: carry them with the loader and the
+# libraries ldd names, at the same paths.
+for tool in cyclictest hackbench; do
+	bin=$(command -v "$tool") ||
+		{ echo "mkinitrd: $tool missing (rt-tests)" >&2; exit 1; }
+	cp "$bin" "$STAGE/bin/$tool"
+	for lib in $(ldd "$bin" | awk '/=> \// { print $3 } /^\t\// { print $1 }'); do
+		mkdir -p "$STAGE$(dirname "$lib")"
+		cp -L "$lib" "$STAGE$lib"
+	done
+done
 find "$STAGE" -exec touch -h -d @0 {} +
 (cd "$STAGE" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --owner=0:0 --reproducible --quiet) > "$OUT.tmp"

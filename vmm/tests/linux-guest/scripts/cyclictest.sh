@@ -1,0 +1,32 @@
+# make latency's guest: cyclictest -m -p 90 -i CT_INTERVAL -l CT_LOOPS
+# (ct.interval=, ct.loops= on the kernel command line; 500 us, 5000), its
+# histogram in 1-us buckets up to 100 ms. First "CT-START" and a pause of
+# ct.delay= seconds (0), in which the host starts its load
+# (ci/tests/l2-latency.sh); then, after the measurement only (the console
+# costs exits): "CT-STATUS rc", cyclictest's messages as "CT-OUT ...",
+# the histogram's non-empty buckets as "CT-H us count", cyclictest's
+# summary as "CT-S ...", and "CT-GUEST enable=Y|N" (the guest driver's
+# pvsched_guest.enable).
+interval=500
+loops=5000
+delay=0
+read -r cmdline < /proc/cmdline
+for arg in $cmdline; do
+	case $arg in
+	ct.interval=*) interval=${arg#ct.interval=} ;;
+	ct.loops=*) loops=${arg#ct.loops=} ;;
+	ct.delay=*) delay=${arg#ct.delay=} ;;
+	esac
+done
+# cyclictest's shared-memory snapshot wants /dev/shm.
+mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm
+echo "CT-START"
+sleep "$delay"
+cyclictest -m -q -p 90 -i "$interval" -l "$loops" -h 100000 \
+	--histfile=/tmp/hist > /tmp/ct.out 2>&1
+rc=$?
+echo "CT-STATUS $rc"
+sed 's/^/CT-OUT /' /tmp/ct.out
+grep -v '^#' /tmp/hist | grep -v ' 0*$' | grep . | sed 's/^/CT-H /'
+grep '^# [A-Z]' /tmp/hist | sed 's/^# /CT-S /'
+echo "CT-GUEST enable=$(cat /sys/module/pvsched_guest/parameters/enable 2>/dev/null)"
