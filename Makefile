@@ -71,7 +71,7 @@ vmm: deps
 # programs use the kernel tree's kselftest_harness.h.
 tests: kernel-tree
 	@$(MAKE) -s --no-print-directory -C ci/tests OUT=$(BUILD)/tests
-	@cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh \
+	@cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh ci/tests/l2-latency.sh \
 		ci/tests/minivmm_linux_test.sh $(BUILD)/tests/
 	@$(MAKE) -s --no-print-directory -C vmm linux-guest
 	@mkdir -p $(BUILD)/tests/linux

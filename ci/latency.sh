@@ -6,12 +6,13 @@
 # the pvsched kernel, the BPF drivers, minivmm with its payloads and the
 # suite's hog; this packs the initramfs, then ci/latency.py boots the
 # kernel on one CPU with -icount and measures the latency payload's timer
-# wake-ups in each case (build/latency.json, build/latency.png, the table
-# on the terminal).
+# wake-ups in each case, then cyclictest's in a Linux guest of minivmm
+# (build/latency.json, build/latency.png, the tables on the terminal).
 #
 # Environment: LATENCY_SAMPLES (wake-ups per run), LATENCY_REPS (rounds),
 # LATENCY_HOGS (busy loops), LATENCY_OUT (JSON), LATENCY_ARGS (more
-# ci/latency.py options). Compare two result files:
+# ci/latency.py options: --l2-loops, --hb-loops, --no-linux, ...).
+# Compare two result files:
 #   python3 ci/latency.py --compare build/latency.json other.json
 set -euo pipefail
 
@@ -22,9 +23,11 @@ cd "$ROOT"
 die() { echo "latency: error: $*" >&2; exit 1; }
 
 scripts/deps.sh gnuplot-nox || die "cannot install gnuplot-nox"
-# make latency builds the kernel, the BPF drivers, minivmm and the suite's
-# hog first (Makefile).
-[ -x "$BUILD/tests/hog" ] || die "build/tests/hog missing: run make latency"
+# make latency builds the kernel, the BPF drivers, minivmm, the suite's
+# hog, l2-latency.sh and the Linux guest's initramfs first (Makefile).
+for f in tests/hog tests/l2-latency.sh tests/linux/initrd.cpio bzImage; do
+	[ -e "$BUILD/$f" ] || die "build/$f missing: run make latency"
+done
 ci/mkinitramfs.sh "$BUILD" "$BUILD/initramfs.cpio" >/dev/null ||
 	die "initramfs"
 
