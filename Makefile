@@ -89,7 +89,7 @@ initramfs: kernel bpf vmm
 check: kernel debug base bpf vmm suite
 	@ci/check.sh
 
-demo: initramfs
+demo: tests initramfs
 	@ci/demo.sh
 
 shell: initramfs
