@@ -38,6 +38,8 @@ minivmm --pvsched=no_such_driver --payload=io
 echo "(exit status $?)"
 step "cyclictest -m -p 90 -i 500 -l 2000 in a Linux guest (1 vCPU), two CPU hogs beside its vCPU thread"
 insmod /lib/modules/pvsched_boost.ko
+# Not KVM's notes on the guest's MSRs between the lines.
+dmesg -n 1
 # As make latency's Linux rows (docs/benchmarks.md): a boost held through
 # the guest's halts counts its CPU time across them.
 echo 1000000 > /proc/sys/kernel/pvsched_boost_max_us
