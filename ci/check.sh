@@ -544,7 +544,7 @@ rm -f "$smoke.json" "$BUILD"/latency.log*
 	if scripts/deps.sh gnuplot-nox > "$smoke.log" 2>&1 &&
 	   ci/mkinitramfs.sh "$BUILD" "$BUILD/initramfs.cpio" >/dev/null &&
 	   VMRUN_DMESG=1 python3 ci/latency.py --samples 200 --reps 1 \
-		--l2-loops 200 --hb-loops 10 --hb-runs 1 --l2-timeout 120 \
+		--linux --l2-loops 200 --hb-loops 10 --hb-runs 1 --l2-timeout 120 \
 		--timeout 900 --out "$smoke.json" --png "$smoke.png" \
 		>> "$smoke.log" 2>&1 &&
 	   [ -s "$smoke.png" ]; then

@@ -22,8 +22,8 @@ over all rounds' samples together (minivmm --latency-samples), the
 counters (boosts, throttles, the hogs' share) those of the round with the
 median p99.
 
-Then, in the same VM (whose KVM has kvm_amd.vls=0, which a nested Linux
-guest needs under TCG), RFC v1's experiment: minivmm boots a Linux guest
+With --linux, then, in the same VM (whose KVM has kvm_amd.vls=0, which a
+nested Linux guest needs under TCG), RFC v1's experiment: minivmm boots a Linux guest
 with one vCPU (the same kernel, the initramfs of vmm/tests/linux-guest)
 that runs cyclictest -m -p 90 -i 500 -l --l2-loops, with and without the
 hogs (started when the guest is about to measure) and each driver, its
@@ -107,6 +107,8 @@ HACKBENCH_CASES = (
     ("hbon", "guest half on", ""),
     ("hboff", "guest half off", "pvsched_guest.enable=0"),
 )
+
+L2_NAMES = [c[0] for c in LINUX_CASES + HACKBENCH_CASES]
 
 # RFC v1 (Dec 2023), cyclictest -i 500 under stress-ng on an Intel N4500:
 # (label, average us, max us)
@@ -293,13 +295,18 @@ def boot(args):
                                "see %s" % (", ".join(
                                    key for key, _ in todo if key not in done),
                                            log))
-        if not running or running in hung:
+        if not running or hung.count(running) > args.retries:
             raise LatencyError("the VM ended with status %d%s, see %s" % (
-                rc, " in %s again" % running if running else "", log))
+                rc, " in %s, %d times" % (running, hung.count(running))
+                if running else "", log))
         hung.append(running)
         print("    %s: no output for %d s: the VM hung, see %s; running "
               "what is left in a new one" % (running, args.stall, log),
               flush=True)
+        # The same item in a new VM would repeat the same virtual time
+        # exactly: start it a little later each time.
+        items = [(key, "sleep %g; %s" % (0.137 * hung.count(key), line)
+                  if key == running else line) for key, line in items]
     return cfg, runs, hogs, l2, hung
 
 
@@ -347,8 +354,8 @@ def boot_vm(args, items, log, cfg, runs, hogs, l2, done):
                 # Its results are in: it needs no new run. The payload's
                 # come all at once, after its last run.
                 if rest == "payload 0":
-                    done.update(key for key, line in items
-                                if not line.startswith("l2run "))
+                    done.update(key for key, _ in items
+                                if key.split()[0] not in L2_NAMES)
                 else:
                     done.add(rest)
                 running = None
@@ -906,14 +913,18 @@ def main():
                     help="hackbench runs per guest boot (default 3)")
     ap.add_argument("--l2-timeout", type=int, default=600,
                     help="for each Linux-guest run, seconds (default 600)")
-    ap.add_argument("--stall", type=int, default=300,
+    ap.add_argument("--stall", type=int, default=150,
                     help="seconds without output after which a VM hung "
-                    "(default 300)")
+                    "(default 150)")
+    ap.add_argument("--retries", type=int, default=2,
+                    help="new VMs for an item that hung (default 2)")
     ap.add_argument("--l2-max-us", type=int, default=1000000,
                     help="kernel.pvsched_boost_max_us for the Linux guest "
                     "(default 1000000)")
-    ap.add_argument("--no-linux", dest="linux", action="store_false",
-                    help="only the latency payload, no Linux guest")
+    ap.add_argument("--linux", action="store_true",
+                    help="also cyclictest and hackbench in a Linux guest "
+                    "(RFC v1's experiment; see docs/benchmarks.md for why "
+                    "not by default)")
     ap.add_argument("--out", default=os.path.join(BUILD, "latency.json"))
     ap.add_argument("--png", default=os.path.join(BUILD, "latency.png"))
     ap.add_argument("--compare", nargs=2, metavar="JSON",

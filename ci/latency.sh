@@ -6,12 +6,14 @@
 # the pvsched kernel, the BPF drivers, minivmm with its payloads and the
 # suite's hog; this packs the initramfs, then ci/latency.py boots the
 # kernel on one CPU with -icount and measures the latency payload's timer
-# wake-ups in each case, then cyclictest's in a Linux guest of minivmm
-# (build/latency.json, build/latency.png, the tables on the terminal).
+# wake-ups in each case, and with --linux cyclictest's in a Linux guest of
+# minivmm (build/latency.json, build/latency.png, the tables on the
+# terminal).
 #
 # Environment: LATENCY_SAMPLES (wake-ups per run), LATENCY_REPS (rounds),
 # LATENCY_HOGS (busy loops), LATENCY_OUT (JSON), LATENCY_ARGS (more
-# ci/latency.py options: --l2-loops, --hb-loops, --no-linux, ...).
+# ci/latency.py options: --linux for the Linux guest's rows, --l2-loops,
+# --hb-loops, ...).
 # Compare two result files:
 #   python3 ci/latency.py --compare build/latency.json other.json
 set -euo pipefail
