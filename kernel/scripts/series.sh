@@ -98,8 +98,28 @@ cover_body() {
 	                                          l["p99_ns"] / 1000,
 	                                          l["p999_ns"] / 1000))
 
+	# make latency's Linux guest: cyclictest in it, RFC v1's experiment.
+	L2 = [("l2idle", "idle host, no driver"), ("l2hog", "CPU hogs, no driver"),
+	      ("l2boost", "CPU hogs, pvsched_boost"),
+	      ("l2static", "CPU hogs, vCPU SCHED_FIFO"),
+	      ("l2off", "  pvsched_boost, guest half off")]
+	if lat.get("linux"):
+	    l2by = {r["case"]: r for r in lat["linux"]["results"]}
+	    l2 = ["                                  avg       p99       max (us)"]
+	    for case, label in L2:
+	        l = l2by[case]["latency"]
+	        l2.append("  %-28s%7.1f %9.0f %9.0f" % (label, l["mean_ns"] / 1000,
+	                                             l["p99_ns"] / 1000,
+	                                             l["max_ns"] / 1000))
+	    l2_loops = str(lat["linux"]["results"][0]["latency"]["samples"])
+	else:
+	    l2 = ["  (build/latency.json has no Linux guest rows: LATENCY_ARGS=--linux make latency)"]
+	    l2_loops = "no"
+
 	text = open(tmpl).read()
 	keys = {
+	    "@L2_TABLE@": "\n".join(l2),
+	    "@L2_LOOPS@": l2_loops,
 	    "@NR@": nr,
 	    "@COST_TABLE@": "\n".join(cost),
 	    "@EFFECT_TABLE@": "\n".join(eff),
