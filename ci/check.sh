@@ -411,6 +411,9 @@ host_tests host make -s --no-print-directory -C vmm test
 echo "==> [check] the payloads' logic under unicorn (guest-payload/tests/emulate.py)"
 host_tests payload-emulation payload_emulation
 
+echo "==> [check] make latency's hang handling (ci/tests/latency_harness_test.py)"
+host_tests latency-harness python3 ci/tests/latency_harness_test.py
+
 # The committed cover letter against the series make kernel applied.
 echo "==> [check] the series' cover letter"
 kernel/scripts/series.sh check > "$RESULTS/series.tap" 2>&1

@@ -295,7 +295,7 @@ def boot(args):
                                "see %s" % (", ".join(
                                    key for key, _ in todo if key not in done),
                                            log))
-        if not running or hung.count(running) > args.retries:
+        if not running or hung.count(running) >= args.retries:
             raise LatencyError("the VM ended with status %d%s, see %s" % (
                 rc, " in %s, %d times" % (running, hung.count(running))
                 if running else "", log))
