@@ -17,6 +17,8 @@
 #   make series-check  bisectability, config variants and checkpatch
 #   make series        write kernel/patches from the kernel tree, the cover
 #                      letter from kernel/cover-letter.txt and the results
+#   make qemu          the QEMU the VMs run: Debian's with ci/qemu/*.patch,
+#                      build/qemu-system-x86_64
 #   make shell         interactive shell in the booted VM
 #
 # Every target installs the Debian packages it needs (scripts/deps.sh).
@@ -33,7 +35,7 @@ BUILD := $(ROOT)/build
 
 .PHONY: all deps kernel-tree kernel debug base selftest bpf vmm tests \
 	test-modules suite initramfs check demo shell bench latency \
-	series-check series clean distclean help
+	series-check series qemu clean distclean help
 
 all: kernel
 
@@ -86,30 +88,34 @@ suite: tests selftest test-modules
 initramfs: kernel bpf vmm
 	@ci/mkinitramfs.sh
 
-check: kernel debug base bpf vmm suite
+check: kernel debug base bpf vmm suite qemu
 	@ci/check.sh
 
-demo: tests initramfs
+demo: tests initramfs qemu
 	@ci/demo.sh
 
-shell: initramfs
+shell: initramfs qemu
 	@$(MAKE) -s --no-print-directory -C vmm linux-guest
 	@ci/shell.sh
 
-bench: kernel base bpf vmm
+bench: kernel base bpf vmm qemu
 	@ci/bench.sh
 
-latency: kernel bpf vmm tests
+latency: kernel bpf vmm tests qemu
 	@ci/latency.sh
 
 # The boots of the builds without pvsched need build/tests (with
 # pvsched_absent_test), the selftest and minivmm (ci/mkinitramfs.sh), all
 # built from the full series before the bisect moves the tree.
-series-check: kernel-tree tests selftest vmm
+series-check: kernel-tree tests selftest vmm qemu
 	@kernel/scripts/series-check.sh
 
 series: deps
 	@kernel/scripts/series.sh write
+
+# The QEMU the VMs run: Debian's, with ci/qemu/*.patch (scripts/qemu.sh).
+qemu: deps
+	@scripts/qemu.sh
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/bpf $(BUILD)/initramfs*
