@@ -40,9 +40,6 @@ step "cyclictest -m -p 90 -i 500 -l 2000 in a Linux guest (1 vCPU), two CPU hogs
 insmod /lib/modules/pvsched_boost.ko
 # Not KVM's notes on the guest's MSRs between the lines.
 dmesg -n 1
-# As make latency's Linux rows (docs/benchmarks.md): a boost held through
-# the guest's halts counts its CPU time across them.
-echo 1000000 > /proc/sys/kernel/pvsched_boost_max_us
 echo "wake-up latency, us:  min    avg    p50    p99    max"
 for drv in "" pvsched_boost; do
 	line=$(/tests/l2-latency.sh -s -H 2 -w 1.5 -a ct.loops=2000 -- --pvsched=$drv)

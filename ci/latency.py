@@ -139,10 +139,6 @@ def vm_items(args):
     """What the VM runs, in order: (key, shell line) per item; the key
     ("CASE ROUND") names the item in LAT-START and LAT-PROGRESS."""
     items = []
-    # The Linux rows run under kernel.pvsched_boost_max_us = --l2-max-us:
-    # the guest half keeps its boost while cyclictest waits, halted, and
-    # the default 2 ms per boost, counted over its halts, would throttle
-    # it every 2 ms of CPU time (docs/benchmarks.md).
     ct = "ct.interval=%d ct.loops=%d" % (args.period_us, args.l2_loops)
     hb = "l2run=hackbench hb.loops=%d hb.runs=%d" % (args.hb_loops,
                                                       args.hb_runs)
@@ -175,8 +171,10 @@ def vm_script(args, items):
     bytes, go after each run, so that a VM that hangs loses only the run
     it hung in."""
     lines = ["#!/bin/sh"] + SETUP
+    l2_max_us = str(args.l2_max_us) if args.l2_max_us else "$max_us0"
     lines += [
-        # The payload runs under the default.
+        # The payload runs under the default, and so do the Linux rows
+        # unless --l2-max-us says otherwise.
         "max_us0=$(cat /proc/sys/kernel/pvsched_boost_max_us)",
         "hogs_start() {",
         "\thogpids=",
@@ -226,7 +224,7 @@ def vm_script(args, items):
         "\tcase=$1 rnd=$2 hogs=$3 append=$4",
         "\tshift 4",
         "\techo \"LAT-START $case $rnd\"",
-        "\techo %d > /proc/sys/kernel/pvsched_boost_max_us" % args.l2_max_us,
+        "\techo %s > /proc/sys/kernel/pvsched_boost_max_us" % l2_max_us,
         "\t/tests/l2-latency.sh -H $hogs -w %g -t %d -a \"$append\" -- "
         "\"$@\" >/tmp/l2 2>&1" % (0.5 + args.l2_loops * args.period_us /
                                     1e6, args.l2_timeout),
@@ -237,7 +235,7 @@ def vm_script(args, items):
         "\techo \"LAT-DONE $case $rnd\"",
         "\techo \"LAT-PROGRESS $case $rnd $rc\"",
         "}",
-        'echo "LAT-CONFIG l2_pvsched_boost_max_us %d"' % args.l2_max_us,
+        'echo "LAT-CONFIG l2_pvsched_boost_max_us %s"' % l2_max_us,
     ]
     lines += [line for _, line in items]
     return "\n".join(lines) + "\n"
@@ -700,7 +698,8 @@ def print_l2(results, hb, args):
           "-m -p 90 -i %d -l %d, us of" % (args.period_us, args.l2_loops))
     print("virtual time from its 1-us histogram; all %d rounds' samples "
           "together; %d hog(s) where marked;" % (args.reps, args.hogs))
-    print("kernel.pvsched_boost_max_us %d for these rows" % args.l2_max_us)
+    print("kernel.pvsched_boost_max_us %s for these rows" % (
+        args.l2_max_us or "at its default"))
     print()
     hdr = "%-40s %7s %8s %7s %7s %8s %8s | %6s %6s %6s" % (
         "case", "min", "avg", "p50", "p99", "p99.9", "max", "hogs%",
@@ -918,9 +917,9 @@ def main():
                     "(default 150)")
     ap.add_argument("--retries", type=int, default=2,
                     help="new VMs for an item that hung (default 2)")
-    ap.add_argument("--l2-max-us", type=int, default=1000000,
+    ap.add_argument("--l2-max-us", type=int, default=0,
                     help="kernel.pvsched_boost_max_us for the Linux guest "
-                    "(default 1000000)")
+                    "rows (default: the kernel's default)")
     ap.add_argument("--linux", action="store_true",
                     help="also cyclictest and hackbench in a Linux guest "
                     "(RFC v1's experiment; see docs/benchmarks.md for why "
