@@ -51,7 +51,7 @@ for drv in "" pvsched_boost; do
 		printf '%-20s %5s %6s %6s %6s %6s\n' "${drv:-no driver}" "$@"
 	fi
 done
-echo "(LATENCY_ARGS=--linux make latency: the whole experiment, beside RFC v1's figures)"
+echo "(make latency: the whole experiment, beside RFC v1's figures)"
 DEMO
 chmod +x "$ROOT/build/demo.sh"
 

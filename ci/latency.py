@@ -22,7 +22,7 @@ over all rounds' samples together (minivmm --latency-samples), the
 counters (boosts, throttles, the hogs' share) those of the round with the
 median p99.
 
-With --linux, then, in the same VM (whose KVM has kvm_amd.vls=0, which a
+Then (unless --no-linux), in the same VM (whose KVM has kvm_amd.vls=0, which a
 nested Linux guest needs under TCG), RFC v1's experiment: minivmm boots a Linux guest
 with one vCPU (the same kernel, the initramfs of vmm/tests/linux-guest)
 that runs cyclictest -m -p 90 -i 500 -l --l2-loops, with and without the
@@ -920,10 +920,11 @@ def main():
     ap.add_argument("--l2-max-us", type=int, default=0,
                     help="kernel.pvsched_boost_max_us for the Linux guest "
                     "rows (default: the kernel's default)")
-    ap.add_argument("--linux", action="store_true",
+    ap.add_argument("--linux", action="store_true", default=True,
                     help="also cyclictest and hackbench in a Linux guest "
-                    "(RFC v1's experiment; see docs/benchmarks.md for why "
-                    "not by default)")
+                    "(RFC v1's experiment; the default)")
+    ap.add_argument("--no-linux", dest="linux", action="store_false",
+                    help="the bare payload's cases only")
     ap.add_argument("--out", default=os.path.join(BUILD, "latency.json"))
     ap.add_argument("--png", default=os.path.join(BUILD, "latency.png"))
     ap.add_argument("--compare", nargs=2, metavar="JSON",

@@ -102,7 +102,7 @@ cover_body() {
 	L2 = [("l2idle", "idle host, no driver"), ("l2hog", "CPU hogs, no driver"),
 	      ("l2boost", "CPU hogs, pvsched_boost"),
 	      ("l2static", "CPU hogs, vCPU SCHED_FIFO"),
-	      ("l2off", "  pvsched_boost, guest half off")]
+	      ("l2off", "  the guest half off")]
 	V1_LINE = ("RFC v1 (Intel N4500, under stress-ng): vanilla 887 / 216835 us (avg /\n"
 	           "max), dynamic boost in KVM 21 / 13978, static RT vCPU 25 / 1728.")
 	if lat.get("linux"):
@@ -114,20 +114,17 @@ cover_body() {
 	                                             l["p99_ns"] / 1000,
 	                                             l["max_ns"] / 1000))
 	    l2_section = "\n".join([
-	        "RFC v1's experiment, with a Linux guest whose driver (patch 26) asks for",
+	        "RFC v1's experiment, with a Linux guest whose driver (patch 27) asks for",
 	        "the boost: cyclictest -m -p 90 -i 500 in a 1-vCPU guest of the same",
-	        "kernel, the same hogs, %d wake-ups, kernel.pvsched_boost_max_us set" %
+	        "kernel, the same hogs, %d wake-ups, the default bounds (patch 26" %
 	        lat["linux"]["results"][0]["latency"]["samples"],
-	        "to 1 s (a boost held through the guest's halts counts the CPU time of",
-	        "all its runs, so the default 2 ms throttles it every 2 ms of guest CPU):",
+	        "lets the guest's halts pay back a held boost's runs):",
 	        ""] + l2 + ["", V1_LINE])
 	else:
 	    l2_section = "\n".join([
 	        "RFC v1's experiment itself, cyclictest in a Linux guest whose driver",
-	        "(patch 26) asks for the boost, is make latency --linux and the end of",
-	        "make demo in the repository; its docs/benchmarks.md has the figures,",
-	        "and why a full run does not end yet: nested Linux guests under",
-	        "QEMU's TCG hang too often beside the hogs.",
+	        "(patch 27) asks for the boost, is make latency and the end of make",
+	        "demo in the repository; its docs/benchmarks.md has the figures.",
 	        "", V1_LINE])
 	text = open(tmpl).read()
 	keys = {
