@@ -53,8 +53,9 @@ IRQ_HALT_PERIOD_US=20000
 IRQ_CPU=1
 IRQ_SPIN_PERIOD_US=2000
 LAT_SAMPLES=200			# the latency payload's samples
-HOLD_SAMPLES=100		# --boost=hold's, at a period of
-HOLD_PERIOD_US=5000		# which the vCPU runs ~5% (TCG)
+HOLD_SAMPLES=200		# --boost=hold's, at a period of
+HOLD_PERIOD_US=5000		# which the vCPU runs 6-30% (TCG),
+HOLD_MAX_US=20000		# and max_us
 TEST_DRV_KO=/lib/modules/pvsched_test_drv.ko
 STRICT_STATS=/sys/kernel/debug/pvsched_test_strict
 KVM_DEV=/dev/kvm
@@ -721,16 +722,19 @@ check "latency payload, pvsched_boost, --boost=wait: the handler finds the vCPU 
 		   .vcpu[0].latency.boost_seen * 2 >= $n and
 		   .vcpu[0].pvsched_area.boosts * 2 >= $n' \
 		--argjson n $LAT_SAMPLES
-# --boost=hold with halts, under the default bounds: the flag is up for
-# the whole run and the vCPU halts between its samples, running a small
-# part of each period. The time it halts pays back what it runs, so
-# max_us, which bounds a boost's CPU time in one go, never throttles it:
-# one boost for the whole run, seen by every sample. (Before, the runs
-# added up across the halts: a throttle every max_us of CPU time.)
-run_bounded --pvsched=pvsched_boost --payload=latency --boost=hold \
-	--period-us=$HOLD_PERIOD_US --iterations=$HOLD_SAMPLES --json
+# --boost=hold with halts: the flag is up for the whole run and the vCPU
+# halts between its samples, running a small part of each period. The
+# time it halts pays back what it runs, so max_us, which bounds a
+# boost's CPU time in one go, never throttles it: one boost for the
+# whole run, seen by every sample. max_us is 20 ms, ten times what one
+# sample runs on the debug kernel (1.5 ms; 0.3 on the main one), while
+# the run's samples together run 56-300 ms: before, the runs added up
+# across the halts, a throttle every max_us of CPU time.
+with_bounds $HOLD_MAX_US 50 100 run_bounded --pvsched=pvsched_boost \
+	--payload=latency --boost=hold --period-us=$HOLD_PERIOD_US \
+	--iterations=$HOLD_SAMPLES --json
 show_areas
-check "latency payload, pvsched_boost, --boost=hold, halting, default bounds: one boost, never throttled" \
+check "latency payload, pvsched_boost, --boost=hold, halting, max_us $HOLD_MAX_US: one boost, never throttled" \
 	rc_json 0 '.boost == "hold" and (.vcpu | length) == 1 and
 		   .vcpu[0].latency.samples == $n and
 		   .vcpu[0].latency.boost_seen == $n and
