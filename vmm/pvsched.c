@@ -7,7 +7,10 @@
  *	ioctl(vm_fd, KVM_REPLACE_PVSCHED_OPS, &ops);	// ops = previous name
  *	ioctl(vm_fd, KVM_GET_PVSCHED_OPS, &ops);	// ops = current name
  *
- * "" means no driver. REPLACE fails with EINVAL for an unknown name and
+ * "" means no driver. A new VM starts with the administrator's default
+ * (sysctl kernel.pvsched_default_driver), usually none. REPLACE loads the
+ * module of a driver that is not loaded (pvsched-NAME) if the caller has
+ * CAP_SYS_MODULE; it fails with EINVAL for a name it cannot find and
  * leaves the assignment alone; a kernel without pvsched gives ENOTTY. A
  * driver that changes scheduling (pvsched_boost) needs CAP_SYS_NICE in the
  * initial user namespace: EPERM without, and the VM keeps its driver.
@@ -103,8 +106,8 @@ void pvsched__error(const char *op, const char *name, int err)
 		if (pvsched__available(avail, sizeof(avail)))
 			snprintf(avail, sizeof(avail), "unknown: %s unreadable",
 				 PVSCHED_AVAILABLE_PATH);
-		pr_err("%s: unknown pvsched driver '%s' (available: %s)", op,
-		       name, *avail ? avail : "none");
+		pr_err("%s: unknown pvsched driver '%s' (available: %s; a driver's module loads on demand only with CAP_SYS_MODULE)",
+		       op, name, *avail ? avail : "none");
 		return;
 	}
 	if (err == -EPERM && name) {
