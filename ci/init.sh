@@ -12,6 +12,18 @@ mount -t bpf bpf /sys/fs/bpf
 mount -t tmpfs tmpfs /tmp
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
 hostname pvsched-vm
+# Module autoloading (request_module(), e.g. a driver named before it is
+# loaded): the kernel runs /sbin/modprobe, which finds a module by name or
+# alias in /lib/modules/RELEASE. The suite loads its modules by path from
+# /lib/modules, where ci/mkinitramfs.sh puts them; busybox depmod indexes
+# links to them.
+ln -s /bin/busybox /sbin/modprobe
+rel=$(uname -r)
+mkdir -p "/lib/modules/$rel"
+for ko in /lib/modules/*.ko; do
+	[ -e "$ko" ] && ln -s "../${ko##*/}" "/lib/modules/$rel/"
+done
+depmod
 cd /root 2>/dev/null || cd /
 
 if [ -x /run.sh ]; then

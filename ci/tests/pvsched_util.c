@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/bpf.h>
+#include <linux/capability.h>
 #include <linux/kvm.h>
 #include <linux/types.h>
 
@@ -128,6 +129,24 @@ int read_file(const char *path, char *buf, size_t len)
 }
 
 /* One write(2) of @len bytes at @off (-1: plain write); bytes or -errno. */
+/*
+ * Capabilities are per thread: the raw capset(2) changes the caller's
+ * only, not its process's other threads'. 0 or -errno.
+ */
+int thread_drop_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(__NR_capget, &hdr, data))
+		return -errno;
+	data[cap / 32].effective &= ~(1U << (cap % 32));
+	data[cap / 32].permitted &= ~(1U << (cap % 32));
+	return syscall(__NR_capset, &hdr, data) ? -errno : 0;
+}
+
 int write_file(const char *path, const void *buf, size_t len,
 	       off_t off)
 {

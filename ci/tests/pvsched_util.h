@@ -119,6 +119,8 @@ void test_assert_fail(const char *file, int line, const char *expr, int err,
 		SKIP(return, "%s", __why);				\
 } while (0)
 
+/* Drop @cap from the calling thread's effective and permitted sets. */
+int thread_drop_cap(int cap);
 /* Files */
 
 int read_file(const char *path, char *buf, size_t len);

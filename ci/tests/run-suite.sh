@@ -37,14 +37,14 @@
 # The tests: kvm_pvsched_test, the series' KVM selftest
 # (tools/testing/selftests/kvm/x86_64/pvsched_test); kvm_tsc_test, a KVM
 # fix of the series that the test VMs need (ci/tests/kvm_tsc_test.c); the
-# pvsched_{registry,counts,lifetime,race,boost}_test programs, what that
+# pvsched_{registry,counts,lifetime,race,boost,default}_test programs, what that
 # test cannot check (ci/tests/pvsched_*_test.c, on kselftest_harness.h);
 # minivmm_test.sh, the VMM on the real kernel.
 #
 # Usage: run-suite.sh [TEST]...	(default: all of TESTS)
 TESTS="kvm_pvsched_test kvm_tsc_test pvsched_registry_test
        pvsched_counts_test pvsched_lifetime_test pvsched_race_test
-       pvsched_boost_test minivmm_test.sh"
+       pvsched_boost_test pvsched_default_test minivmm_test.sh"
 
 # shellcheck source=/dev/null # the kernel tree's, copied by ci/mkinitramfs.sh
 . /tests/ktap_helpers.sh
