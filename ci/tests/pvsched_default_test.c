@@ -33,6 +33,7 @@
 #include <linux/capability.h>
 #include <linux/kvm.h>
 
+#include "../../kernel/bpf/pvsched_bpf_count.h"
 #include "kselftest_harness.h"
 #include "pvsched_util.h"
 
@@ -472,6 +473,40 @@ TEST_F_TIMEOUT(dflt, autoload, TEST_SECONDS)
 	vm_close(vm);
 	EXPECT_EQ(0, boost_unload())
 		TH_LOG("rmmod %s once its VM is gone", BOOST_DRV);
+}
+
+/*
+ * 7. A BPF driver as the default: new VMs get it; when it is unloaded it
+ * stops being the default (a module's cannot be unloaded: 5.), new VMs
+ * get none, and a VM that has it keeps it until it is gone.
+ */
+TEST_F_TIMEOUT(dflt, bpf, TEST_SECONDS)
+{
+	struct kvm_vm *a, *b;
+	int n = strlen(PVSCHED_BPF_COUNT_NAME) + 1;
+
+	NEED(need_bpf);
+
+	ASSERT_TRUE(bpf_count_load())
+		TH_LOG("pvsched-bpf load count");
+	ASSERT_EQ(n, default_set(PVSCHED_BPF_COUNT_NAME))
+		TH_LOG("sysctl %s=%s", SYSCTL_DEFAULT, PVSCHED_BPF_COUNT_NAME);
+	a = vm_create();
+	EXPECT_TRUE(vm_driver_is(a, PVSCHED_BPF_COUNT_NAME))
+		TH_LOG("a new VM has %s", PVSCHED_BPF_COUNT_NAME);
+	EXPECT_TRUE(bpf_count_unload(true))
+		TH_LOG("pvsched-bpf unload %s", PVSCHED_BPF_COUNT_NAME);
+	EXPECT_TRUE(default_is(""))
+		TH_LOG("the unloaded driver is no longer the default");
+	b = vm_create();
+	EXPECT_TRUE(vm_driver_is(b, "") &&
+		    vm_driver_is(a, PVSCHED_BPF_COUNT_NAME))
+		TH_LOG("a new VM gets none; the older one keeps %s",
+		       PVSCHED_BPF_COUNT_NAME);
+	EXPECT_EQ(-EINVAL, default_set(PVSCHED_BPF_COUNT_NAME))
+		TH_LOG("nor can it be made the default again");
+	vm_close(b);
+	vm_close(a);
 }
 
 PVSCHED_TEST_HARNESS_MAIN
