@@ -36,6 +36,7 @@ BOOST_ITERATIONS=20
 BOOST_PERIOD_US=5000
 BOOST_KO=/lib/modules/pvsched_boost.ko
 BOOST_MAX_US=/proc/sys/kernel/pvsched_boost_max_us	# the boost bounds
+DEFAULT_DRV=/proc/sys/kernel/pvsched_default_driver	# patch 29
 BOOST_SHARE=/proc/sys/kernel/pvsched_boost_share_pct
 BOOST_VM=/proc/sys/kernel/pvsched_boost_vm_pct
 # The bound per VM: a 4-vCPU guest boosted throughout, under busy loops.
@@ -365,7 +366,7 @@ good_boost_report() {
 }
 
 ktap_print_header
-ktap_set_plan 61
+ktap_set_plan 62
 
 run --list-drivers --json
 check "minivmm --list-drivers lists pvsched_nop" \
@@ -401,6 +402,24 @@ run --pvsched=no_such_driver --payload=io --iterations=10
 check "unknown driver fails with status 3" [ $rc -eq 3 ]
 check "unknown driver error lists the available drivers" \
 	grep -q "available: .*pvsched_nop" "$ERR"
+
+# A VMM that never names a driver, as every VMM but minivmm: it gets the
+# administrator's default and the default's callbacks (minivmm resets
+# pvsched_count's counts when it is the VM's initial driver).
+if echo pvsched_count > "$DEFAULT_DRV"; then
+	run --vcpus=2 --payload=halt --seconds=2 --json
+	echo > "$DEFAULT_DRV" || rc=99
+else
+	echo "cannot set $DEFAULT_DRV" > "$ERR"
+	: > "$OUT"
+	rc=99
+fi
+check "without --pvsched, under kernel.pvsched_default_driver=pvsched_count: the VM has it and its callbacks" \
+	eval 'counts_ok "$OUT" 2 pvsched_count && jq_true "$OUT" \
+		".driver.initial == \"pvsched_count\" and
+		 .driver.requested == null and
+		 .driver.final == \"pvsched_count\" and
+		 .driver.stats_reset == \"done\""'
 
 run --vcpus=zero
 check "bad option value is a usage error (status 1)" [ $rc -eq 1 ]
