@@ -570,6 +570,13 @@ TEST_F_TIMEOUT(registry, static_key, TEST_SECONDS)
 
 	EXPECT_TRUE(!pvsched_assign(vm2, COUNT_DRV, NULL) && key_count() == 1)
 		TH_LOG("VM 2 assigns again: count 1");
+	EXPECT_TRUE(!pvsched_assign(vm2, "", NULL) &&
+		    key_wait(0, KEY_OFF_SECONDS) == 0)
+		TH_LOG("VM 2 unassigns by ioctl: the last one, the key goes off (%d)",
+		       key_count());
+
+	EXPECT_TRUE(!pvsched_assign(vm2, COUNT_DRV, NULL) && key_count() == 1)
+		TH_LOG("VM 2 assigns once more: count 1");
 	vm_close(vm2);
 	EXPECT_EQ(0, key_wait(0, KEY_OFF_SECONDS + 10))
 		TH_LOG("VM 2 destroyed with its driver: the key goes off");
