@@ -20,10 +20,13 @@
 # (ci/kernel-report-patterns) in the console log of any VM it booted; a
 # VM that did not finish (incomplete: panic, timeout, no exit status).
 #
-# The negative controls inject one fault each, a crashing host test, an
-# in-VM test missing from /tests, a kernel WARNING and a dmesg dump that
-# does not reach back to the boot banner, with totals of their own, and
-# pass only if the verdict turns red for the expected reason.
+# The negative controls inject one fault each, with totals of their own,
+# and pass only if the verdict turns red for the expected reason: a
+# crashing host test, an in-VM test missing from /tests, a kernel WARNING,
+# a dmesg dump that does not reach back to the boot banner, a suite short
+# of the inventory, a SKIP that ci/allowed-skips does not allow, a program
+# that exits 1 with no failed result, one that bails out with status 0, a
+# VM that never reports, and a KASAN report from a module.
 # "ci/check.sh --controls" runs only them, on the built main kernel and
 # its initramfs.
 set -uo pipefail
@@ -327,21 +330,38 @@ controls() {
 	make -s -C "$BUILD/obj/main" M="$dir/warn_on_load" modules \
 		> "$dir/warn_on_load.log" 2>&1 ||
 		die "control: warn_on_load.ko failed to build, see $dir/warn_on_load.log"
+	make -s -C "$BUILD/obj/debug" M="$dir/kasan_oob" modules \
+		> "$dir/kasan_oob.log" 2>&1 ||
+		die "control: kasan_oob.ko failed to build, see $dir/kasan_oob.log"
 
-	# One boot for two controls: the suite runner asked for a test that
-	# is not in /tests, then a module that WARNs after the runner's own
-	# kernel log check, so that only the console scan can see it.
+	# One boot for five controls: the suite runner asked for a test that
+	# is not in /tests, one that skips for a reason ci/allowed-skips does
+	# not allow, one that exits 1 after passing, one that bails out with
+	# status 0 (ci/controls/ctl_*_test); then a module that WARNs after
+	# the runner's own kernel log check, so that only the console scan
+	# can see it.
 	# shellcheck disable=SC2016
 	ci/vm-run -d -q -l "$log" -a quiet -t 600 \
 		-f ci/tests/run-suite.sh:/tests/run-suite.sh \
 		-f "$KTAP_HELPERS:/tests/ktap_helpers.sh" \
+		-f "$dir/ctl_skip_test:/tests/ctl_skip_test" \
+		-f "$dir/ctl_exit_test:/tests/ctl_exit_test" \
+		-f "$dir/ctl_bail_test:/tests/ctl_bail_test" \
 		-f "$dir/warn_on_load/warn_on_load.ko:/root/warn_on_load.ko" \
-		sh -c '/tests/run-suite.sh ctl_missing_test; rc=$?; insmod /root/warn_on_load.ko; exit $rc'
+		sh -c '/tests/run-suite.sh ctl_missing_test ctl_skip_test ctl_exit_test ctl_bail_test; rc=$?; insmod /root/warn_on_load.ko; exit $rc'
 	rc=$?
+	# A VM that never reports: vm-run's time limit must end it as
+	# incomplete (status 124).
+	ci/vm-run -q -l "$dir/hang.log" -a quiet -t 30 sleep 1000
+	hang_rc=$?
+	# A KASAN report, from the debug kernel that has KASAN.
+	ci/vm-run -d -q -l "$dir/kasan.log" -a quiet -t 300 -k "$BUILD/debug" \
+		-f "$dir/kasan_oob/kasan_oob.ko:/root/kasan_oob.ko" \
+		insmod /root/kasan_oob.ko
 
 	{
 		echo "TAP version 13"
-		echo "1..5"
+		echo "1..10"
 		control 1 "a host test that crashes half-way" \
 			'host-control: exited with status 139 ' \
 			'host-control: plan 1\.\.3 but 2 results' \
@@ -368,6 +388,22 @@ controls() {
 			'control-inventory: pvsched_boost_test did not run' \
 			'control-inventory/ctl_extra_test: ran, but ci/tests/inventory does not list it' \
 			-- inventory_control "$dir/short.log"
+		control 6 "a SKIP that ci/allowed-skips does not allow" \
+			'control-vm/ctl_skip_test: SKIP not allowed on control \(1 results\): injected' \
+			-- check_vm_tap control-vm control "$log" "$rc"
+		control 7 "a test program that exits 1 with no failed result" \
+			'control-vm/ctl_exit_test: not ok [0-9]+ ctl_exit_test: exit status 1, but no failed result in its output' \
+			-- check_vm_tap control-vm control "$log" "$rc"
+		control 8 "a test program that bails out with status 0" \
+			'control-vm/ctl_bail_test: Bail out! injected' \
+			'control-vm/ctl_bail_test: plan 1\.\.2 but 1 results' \
+			-- check_vm_tap control-vm control "$log" "$rc"
+		control 9 "a VM that never reports (vm-run status $hang_rc)" \
+			'control-hang: incomplete \(kernel panic, timeout or no exit status\)' \
+			-- check_vm_tap control-hang control "$dir/hang.log" "$hang_rc"
+		control 10 "a KASAN report from a module on the debug kernel" \
+			'control-kasan: kernel report in .*: BUG: KASAN: slab-out-of-bounds in kasan_oob_init' \
+			-- check_console control-kasan "$dir/kasan.log"
 	} | tee "$RESULTS/controls.tap"
 	check_tap controls control "$RESULTS/controls.tap"
 }
@@ -387,7 +423,8 @@ case "${1:-}" in
 '')	;;
 --controls)
 	for f in "$BUILD/bzImage" "$BUILD/initramfs.cpio" "$BUILD/obj/main/Module.symvers" \
-		 "$KTAP_HELPERS"; do
+		 "$BUILD/debug/bzImage" "$BUILD/debug/initramfs.cpio" \
+		 "$BUILD/obj/debug/Module.symvers" "$KTAP_HELPERS"; do
 		[ -f "$f" ] || die "$f missing: make kernel, then ci/mkinitramfs.sh"
 	done
 	controls
