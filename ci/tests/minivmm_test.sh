@@ -366,7 +366,7 @@ good_boost_report() {
 }
 
 ktap_print_header
-ktap_set_plan 62
+ktap_set_plan 63
 
 run --list-drivers --json
 check "minivmm --list-drivers lists pvsched_nop" \
@@ -826,6 +826,10 @@ run_pinned --pvsched=bpf_pvsched_boost --payload=irq --wait=spin \
 show_areas
 check "bpf_pvsched_boost, --boost-irq, a spinning vCPU behind a busy loop: boosted for its ticks" \
 	irq_ok "$OUT" 1 1
+run_pinned --pvsched=bpf_pvsched_boost --payload=irq --wait=spin \
+	--period-us=$IRQ_SPIN_PERIOD_US --iterations=$IRQ_TICKS --json
+check "bpf_pvsched_boost, no --boost-irq, a spinning vCPU behind a busy loop: never boosted" \
+	unboosted_ok "$OUT" 1
 hog_stop
 pvsched-bpf unload bpf_pvsched_boost > "$OUT" 2> "$ERR"
 rc=$?

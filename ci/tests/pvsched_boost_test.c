@@ -1687,7 +1687,7 @@ out:
  * is boosted by its guest, with the area mapped, which then waits to be
  * killed with the VM open. Its guest memory is @memfd, shared.
  */
-static void __noreturn boost_exit_child(int memfd, int fd)
+static void __noreturn boost_exit_child(int memfd, int fd, const char *drv)
 {
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
@@ -1700,7 +1700,7 @@ static void __noreturn boost_exit_child(int memfd, int fd)
 	mb = boost_mbox(vm);
 	mb->flags = PVSCHED_GUEST_BOOST;
 	ok = !area_set(vcpu, AREA_GPA, 0) &&
-	     !pvsched_assign(vm, BOOST_DRV, NULL) && vcpu_run_io(vcpu) &&
+	     !pvsched_assign(vm, drv, NULL) && vcpu_run_io(vcpu) &&
 	     thread_boosted(vcpu, gettid());
 	if (write(fd, &ok, 1) != 1 || !ok)
 		_exit(1);
@@ -1716,7 +1716,8 @@ static void __noreturn boost_exit_child(int memfd, int fd)
  * memory is a memfd that this process maps too, so that such a write is
  * seen here, on any kernel, as a change of the area after the kill.
  */
-static void boost_test_exit(struct __test_metadata *_metadata)
+static void boost_test_exit(struct __test_metadata *_metadata,
+			    const char *drv)
 {
 	struct boost_area before, *a;
 	int memfd, pfd[2], status;
@@ -1736,7 +1737,7 @@ static void boost_test_exit(struct __test_metadata *_metadata)
 	pid = fork();
 	TEST_ASSERT(pid >= 0, "fork");
 	if (!pid)
-		boost_exit_child(memfd, pfd[1]);
+		boost_exit_child(memfd, pfd[1], drv);
 	close(pfd[1]);
 	if (read(pfd[0], &ok, 1) != 1)
 		ok = 0;
@@ -1746,8 +1747,8 @@ static void boost_test_exit(struct __test_metadata *_metadata)
 	TEST_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
 	EXPECT_TRUE(ok && before.host_flags == PVSCHED_HOST_BOOSTED &&
 		    before.boosts == 1 && !before.unboosts)
-		TH_LOG("a child VMM boosted by its guest (area host_flags %#x, boosts %u, unboosts %u) is killed with its VM open",
-		       before.host_flags, before.boosts, before.unboosts);
+		TH_LOG("a child VMM boosted by its guest through %s (area host_flags %#x, boosts %u, unboosts %u) is killed with its VM open",
+		       drv, before.host_flags, before.boosts, before.unboosts);
 	EXPECT_TRUE(WIFSIGNALED(status) && !memcmp(a, &before, sizeof(before)))
 		TH_LOG("its memory gone before its VM: KVM wrote nothing to the area when it ended the boost (host_flags %#x, unboosts %u)",
 		       a->host_flags, a->unboosts);
@@ -1836,7 +1837,7 @@ TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 	EXPECT_TRUE(thread_boosted(vcpu, wb->tid))
 		TH_LOG("B, whose guest still has the flag up, is boosted itself");
 
-	boost_test_exit(_metadata);
+	boost_test_exit(_metadata, BOOST_DRV);
 
 	/* 8. VM destruction restores the thread. */
 	EXPECT_EQ(-EAGAIN, boost_unload())
@@ -1958,12 +1959,13 @@ static bool noflag_runs(struct worker *w, struct kvm_vcpu *vcpu, int nr,
 TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 {
 	struct pvsched_bpf_noflag_results r0, r1;
+	struct kvm_vcpu *vcpu, *vcpu2;
 	struct unpriv_result res;
-	struct boost_area *a;
-	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm, *vm2;
 	uint32_t boosts, unboosts;
-	struct worker *w;
-	struct kvm_vm *vm;
+	struct worker *w, *wb;
+	struct boost_area *a;
+	pid_t tid;
 	bool ok, again, ran;
 	int r, nf_fd;
 	double t;
@@ -2042,6 +2044,49 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 		       BOOST_NICE);
 	boost_test_in_guest(_metadata, w, vcpu);
 	boost_test_outside_run(_metadata, w, vcpu);
+	/* What boost.module checks of the bounds and the restores, too. */
+	boost_test_admin(_metadata, w, vcpu);
+	boost_test_throttle(_metadata, w, vcpu);
+	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
+				      BOOST_SHARE_WIDE))
+		TH_LOG("the widest bounds again");
+
+	/* Another thread runs the vCPU: the old one is restored. */
+	wb = worker_create();
+	TEST_ASSERT(!setpriority(PRIO_PROCESS, wb->tid, BOOST_NICE),
+		    "setpriority(%d, %d)", wb->tid, BOOST_NICE);
+	EXPECT_TRUE(boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_boosted(vcpu, w->tid) &&
+		    boost_run(wb, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_normal_is(w->tid, BOOST_NICE))
+		TH_LOG("A boosted, then thread B runs the vCPU: A is SCHED_OTHER nice %d again",
+		       BOOST_NICE);
+	EXPECT_TRUE(thread_boosted(vcpu, wb->tid) && boost_run(wb, vcpu, 0, 0) &&
+		    thread_normal_is(wb->tid, BOOST_NICE))
+		TH_LOG("B, whose guest still has the flag up, is boosted itself, until it drops it");
+	worker_destroy(wb);
+
+	boost_test_exit(_metadata, BPF_BOOST_DRV);
+
+	/* VM destruction restores the thread. */
+	vm2 = vm_create();
+	vcpu2 = boost_vcpu_add(vm2);
+	wb = worker_create();
+	EXPECT_TRUE(!area_set(vcpu2, AREA_GPA, 0) &&
+		    !pvsched_assign(vm2, BPF_BOOST_DRV, NULL) &&
+		    boost_run(wb, vcpu2, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_boosted(vcpu2, wb->tid))
+		TH_LOG("a second VM, its vCPU thread boosted by %s", BPF_BOOST_DRV);
+	tid = wb->tid;
+	vm_close(vm2);
+	t = now();
+	while (!__thread_normal_is(tid, 0, true) &&
+	       now() - t < BOOST_WAIT_SECONDS)
+		usleep(10000);
+	EXPECT_TRUE(thread_normal_is(tid, 0))
+		TH_LOG("its VM's fds all closed: the thread is SCHED_OTHER nice 0 again (after %.0f ms)",
+		       (now() - t) * 1000);
+	worker_destroy(wb);
 
 	/* Unregistered while assigned: the VM keeps it, and it boosts. */
 	r = bpf_tool_run("unload", BPF_BOOST_DRV);
