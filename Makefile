@@ -14,7 +14,9 @@
 #                      kernel, in QEMU virtual time (build/bench.json)
 #   make latency       guest wake-up latency under host CPU hogs, with and
 #                      without the boost (build/latency.json, .png)
-#   make series-check  bisectability, config variants and checkpatch
+#   make series-check  bisectability, config variants, the upstream KVM
+#                      selftests on the baseline and pvsched kernels,
+#                      checkpatch
 #   make series        write kernel/patches from the kernel tree, the cover
 #                      letter from kernel/cover-letter.txt and the results
 #   make qemu          the QEMU the VMs run: Debian's with ci/qemu/*.patch,
@@ -106,8 +108,10 @@ latency: kernel bpf vmm tests qemu
 
 # The boots of the builds without pvsched need build/tests (with
 # pvsched_absent_test), the selftest and minivmm (ci/mkinitramfs.sh), all
-# built from the full series before the bisect moves the tree.
-series-check: kernel-tree tests selftest vmm qemu
+# built from the full series before the bisect moves the tree; the
+# upstream KVM selftests run on the pvsched kernel (with pvsched-bpf, for
+# its initramfs) and on the baseline.
+series-check: kernel-tree tests selftest vmm qemu kernel bpf base
 	@kernel/scripts/series-check.sh
 
 series: deps
