@@ -80,6 +80,8 @@
  * minimum, i.e. with loads of up to 75 s.
  */
 #define BPF_RACE_OVERTIME_SECONDS	300
+/* A load slower than this fails the race, rather than being waited out. */
+#define BPF_LOAD_MAX_SECONDS	60
 #define BPF_RACE_MIN_ASSIGNED	4
 
 /* The harness's time limit of a race: its cap, overtime and setup. */
@@ -565,12 +567,22 @@ TEST_F_TIMEOUT(race, rmmod, RACE_SECONDS)
 	race_free(&race);
 }
 
-/* pvsched-bpf load/unload racing REPLACE and a running vCPU. */
+/*
+ * pvsched-bpf load/unload racing REPLACE and a running vCPU. Each load is
+ * a new instance of bpf_pvsched_count with maps of its own, kept open
+ * here: once the race is over, each instance must have seen the vCPU
+ * thread's registrations paired with unregistrations and its VMENTERs
+ * with VMEXITs, and no callback at all for a thread it never registered
+ * (a stray one, after its unregister).
+ */
 TEST_F_TIMEOUT(race, bpf, RACE_SECONDS)
 {
 	double end, hard_end, t, t_load, t_unload, max_load = 0, max_unload = 0;
-	int cycles, bad_load = 0, bad_unload = 0;
+	static struct count_driver inst[BPF_RACE_CYCLES];
+	int cycles, bad_load = 0, bad_unload = 0, i, used = 0, bad_pairs = 0;
+	struct task_counts tc;
 	struct race race;
+	pid_t tid;
 
 	NEED(need_bpf);
 
@@ -585,9 +597,14 @@ TEST_F_TIMEOUT(race, bpf, RACE_SECONDS)
 		     now() >= hard_end))
 			break;
 		t = now();
-		bad_load += !!bpf_tool_run("load", "count");
+		inst[cycles].name = PVSCHED_BPF_COUNT_NAME;
+		inst[cycles].map_fd = inst[cycles].slots_fd = -1;
+		if (bpf_count_load())
+			count_driver_take(&inst[cycles], &bpf_count);
+		else
+			bad_load++;
 		t_load = now() - t;
-		bad_unload += !!bpf_tool_run("unload", PVSCHED_BPF_COUNT_NAME);
+		bad_unload += !bpf_count_unload(false);
 		t_unload = now() - t - t_load;
 		max_load = t_load > max_load ? t_load : max_load;
 		max_unload = t_unload > max_unload ? t_unload : max_unload;
@@ -595,6 +612,33 @@ TEST_F_TIMEOUT(race, bpf, RACE_SECONDS)
 	race_stop(_metadata, &race);
 	diag("%d load/unload cycles, slowest load %.2f s, slowest unload %.2f s",
 	     cycles, max_load, max_unload);
+
+	/* The VM has no driver now: every instance is done with the thread. */
+	tid = race.w->tid;
+	for (i = 0; i < cycles; i++) {
+		if (inst[i].map_fd < 0)
+			continue;
+		tc = task_get(&inst[i], tid);
+		if (tc.reg > 0)
+			used++;
+		if (tc.reg > 0 ? tc.reg != tc.unreg || tc.vmenter != tc.vmexit :
+		    tc.reg == 0 && (tc.unreg || tc.vmenter || tc.vmexit ||
+				    tc.halt || tc.intr_inj)) {
+			if (!bad_pairs++)
+				diag("instance %d: register %lld unregister %lld vmenter %lld vmexit %lld halt %lld intr_inj %lld",
+				     i, tc.reg, tc.unreg, tc.vmenter, tc.vmexit,
+				     tc.halt, tc.intr_inj);
+		}
+		count_driver_close(&inst[i]);
+	}
+	diag("%d of %d instances of %s had the vCPU thread registered",
+	     used, cycles, PVSCHED_BPF_COUNT_NAME);
+	EXPECT_TRUE(!bad_pairs && used >= 1)
+		TH_LOG("each instance of %s: register == unregister, vmenter == vmexit, nothing for a thread it never registered (%d bad; %d of %d instances had the thread)",
+		       PVSCHED_BPF_COUNT_NAME, bad_pairs, used, cycles);
+	EXPECT_TRUE(max_load <= BPF_LOAD_MAX_SECONDS)
+		TH_LOG("no load slower than %d s (%.1f s)", BPF_LOAD_MAX_SECONDS,
+		       max_load);
 
 	EXPECT_TRUE(!bad_load)
 		TH_LOG("pvsched-bpf load count succeeded every time (%d)",
