@@ -19,8 +19,8 @@
 # checks they are there.
 #
 # SERIES_CHECK_SKIP_BISECT=1 skips the build after each patch,
-# SERIES_CHECK_SKIP_KVM_SELFTESTS=1 the upstream KVM selftests (12
-# minutes: two VMs of 5 to 6 minutes each).
+# SERIES_CHECK_SKIP_KVM_SELFTESTS=1 the upstream KVM selftests (12-16
+# minutes: two VMs of 5 to 8 minutes each).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
