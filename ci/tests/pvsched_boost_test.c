@@ -156,7 +156,6 @@ _Static_assert(AREA_GPA == 0x3000UL && BOOST_MBOX_GPA == 0x2000UL,
 #define BOOST_SHARE_WIDE	99
 #define BOOST_NICE		5	/* of the vCPU thread, to be restored */
 #define BOOST_THROTTLE_US	200
-#define BOOST_BUDGET_US		1000	/* share_pct 1 of a 100 ms window */
 #define BOOST_NOBODY		65534
 #define BOOST_ADMIN_PRIO	10
 #define BOOST_WAIT_SECONDS	5	/* for a restore after VM destruction */
@@ -889,72 +888,6 @@ static bool boost_until_boosted(struct worker *w, struct kvm_vcpu *vcpu)
 	} while (now() - t < BOOST_PAYBACK_SECONDS);
 	diag_area(vcpu->vm);
 	return false;
-}
-
-/*
- * How long a boost ran before its throttle, measured: under max_us @max_us
- * and share_pct @share, from a new window, the guest spins boosted until
- * it is throttled, then drops its flag. The CPU time it ran boosted, in
- * us; false if it was not throttled.
- */
-static bool boost_measure(struct worker *w, struct kvm_vcpu *vcpu,
-			  long max_us, long share, uint64_t *run_us)
-{
-	struct boost_area *a = boost_area(vcpu->vm);
-	uint64_t boosted_ns;
-	uint32_t boosts;
-	bool ok;
-
-	usleep(300 * 1000);	/* a new window, a throttle paid back */
-	boosts = a->boosts;
-	boosted_ns = a->boosted_ns;
-	ok = boost_until_throttled(w, vcpu, max_us, share, 0) &&
-	     a->boosts - boosts == 1;
-	*run_us = (a->boosted_ns - boosted_ns) / 1000;
-	diag("max_us %ld, share_pct %ld: throttled after %llu us boosted (boosts +%u)",
-	     max_us, share, (unsigned long long)*run_us, a->boosts - boosts);
-	return ok && boost_run(w, vcpu, 0, 0);
-}
-
-/*
- * 5b. The bounds' sizes: a throttle at max_us comes not much later than
- * max_us, and one at share_pct 1 after its budget, 1 ms of a 100 ms
- * window, not 10 times that. The bound's hrtimer kicks the vCPU out of
- * the guest, which under single-threaded TCG waits for QEMU to schedule
- * that CPU: two ticks (CONFIG_HZ 250) to spare. A stall of the whole VM
- * (QEMU descheduled) passes for CPU time of the boosted thread: the debug
- * kernel once ran 27 ms "boosted" under max_us 200 us. So a measurement
- * over the bound is taken again, up to 3 times; a wrong bound fails all.
- */
-static void boost_test_bound_sizes(struct __test_metadata *_metadata,
-				   struct worker *w, struct kvm_vcpu *vcpu)
-{
-	uint64_t run_us = 0;
-	bool ok = false;
-	int i;
-
-	for (i = 0; i < 3 && !ok; i++)
-		ok = boost_measure(w, vcpu, BOOST_THROTTLE_US, BOOST_SHARE_DEF,
-				   &run_us) &&
-		     run_us <= BOOST_THROTTLE_US + 2 * BOOST_TICK_US;
-	EXPECT_TRUE(ok)
-		TH_LOG("max_us %d: a boost throttled after at most max_us + 2 ticks (%d us): %llu us, try %d",
-		       BOOST_THROTTLE_US, BOOST_THROTTLE_US + 2 * BOOST_TICK_US,
-		       (unsigned long long)run_us, i);
-	ok = false;
-	for (i = 0; i < 3 && !ok; i++)
-		ok = boost_measure(w, vcpu, BOOST_MAX_US_MAX, 1, &run_us) &&
-		     run_us >= BOOST_BUDGET_US * 9 / 10 &&
-		     run_us <= BOOST_BUDGET_US + 2 * BOOST_TICK_US;
-	EXPECT_TRUE(ok)
-		TH_LOG("share_pct 1: a boost throttled after its budget of %d us, up to 2 ticks more: %llu us, try %d",
-		       BOOST_BUDGET_US, (unsigned long long)run_us, i);
-	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
-				      BOOST_SHARE_WIDE) &&
-		    boost_until_boosted(w, vcpu) && boost_run(w, vcpu, 0, 0) &&
-		    thread_normal_is(w->tid, BOOST_NICE))
-		TH_LOG("the widest bounds; paid back, boosted, then unboosted: SCHED_OTHER nice %d",
-		       BOOST_NICE);
 }
 
 /* 5. The bounds: max_us, then share_pct and its payback. */
@@ -1913,7 +1846,6 @@ TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 	boost_test_admin(_metadata, wa, vcpu);
 	boost_test_garbage(_metadata, wa, vcpu);
 	boost_test_throttle(_metadata, wa, vcpu);
-	boost_test_bound_sizes(_metadata, wa, vcpu);
 	boost_test_in_guest(_metadata, wa, vcpu);
 	boost_test_outside_run(_metadata, wa, vcpu);
 	boost_test_throttle_thread(_metadata, wa, wb, vcpu);
@@ -2158,7 +2090,9 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 	/* What boost.module checks of the bounds and the restores, too. */
 	boost_test_admin(_metadata, w, vcpu);
 	boost_test_throttle(_metadata, w, vcpu);
-	boost_test_bound_sizes(_metadata, w, vcpu);
+	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
+				      BOOST_SHARE_WIDE))
+		TH_LOG("the widest bounds again");
 
 	/* Another thread runs the vCPU: the old one is restored. */
 	wb = worker_create();
