@@ -16,7 +16,7 @@ PKGS=(
 	clang llvm bpftool libbpf-dev zlib1g-dev
 	qemu-system-x86 cpio busybox-static ccache jq python3-unicorn
 	rt-tests
-	dpkg-dev patch meson ninja-build libglib2.0-dev libpixman-1-dev
+	dpkg-dev patch meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev
 	"$@"
 )
 
