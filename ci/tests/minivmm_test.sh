@@ -26,6 +26,8 @@ HALT_POLL=/sys/module/kvm/parameters/halt_poll_ns
 WAKEUP=/sys/kernel/tracing/events/kvm/kvm_vcpu_wakeup/enable
 TRACE=/sys/kernel/tracing/trace
 WAITS=/tmp/minivmm.waits	# {"tid": halts that slept, ...} of the last run
+EVENTS=/sys/kernel/tracing/events
+PREEMPTED=/tmp/minivmm.preempted	# preemptions a tick found, last run
 
 # The exact HALT and INTR_INJ checks: ticks per vCPU, timer period (us).
 TICKS=50
@@ -261,6 +263,21 @@ boost_ok() {
 		--argjson n "$2" --argjson c "$3"
 }
 
+# boost_exact_ok FILE VCPUS COUNT: boost_ok, and under bounds that never
+# throttle, what the driver's policy makes of COUNT bursts: each burst's
+# work exit boosts (boosts == COUNT), the guest reads PVSCHED_HOST_BOOSTED
+# after it (boost_seen == COUNT), and its halt exit with the flag dropped
+# ends the boost (unboosts == COUNT), with no throttle and none left
+# boosted.
+boost_exact_ok() {
+	boost_ok "$1" "$2" "$3" &&
+	jq_true "$1" 'all(.vcpu[]; .pvsched_area.boosts == $c and
+		    .pvsched_area.unboosts == $c and
+		    .pvsched_area.throttles == 0 and
+		    .pvsched_area.boost_seen == $c and
+		    .pvsched_area.host_flags % 2 == 0)' --argjson c "$3"
+}
+
 # irq_ok FILE VCPUS MIN [THROTTLES]: ok, the areas registered, and every
 # vCPU counted all its ticks, was boosted at least MIN times (and once at
 # least) and took at least one tick in a handler that saw
@@ -366,7 +383,7 @@ good_boost_report() {
 }
 
 ktap_print_header
-ktap_set_plan 63
+ktap_set_plan 65
 
 run --list-drivers --json
 check "minivmm --list-drivers lists pvsched_nop" \
@@ -468,6 +485,12 @@ jq -c '.vcpu[1].pvsched_area = null' "$SELF/boost.json" > "$SELF/boost-no-area.j
 jq -c '.vcpu[0].pvsched_area.unboosts = 0' "$SELF/boost.json" > "$SELF/boost-no-unboost.json"
 jq -c '.vcpu[1].pvsched_area.gpa = 36864' "$SELF/boost.json" > "$SELF/boost-same-gpa.json"
 jq -c '.vcpus = 0 | .vcpu = []' "$SELF/boost.json" > "$SELF/boost-no-vcpu.json"
+jq -c '.vcpu[1].pvsched_area.boosts = 19 | .vcpu[1].pvsched_area.unboosts = 19' \
+	"$SELF/boost.json" > "$SELF/boost-19.json"
+jq -c '.vcpu[0].pvsched_area.unboosts = 19 | .vcpu[0].pvsched_area.throttles = 1' \
+	"$SELF/boost.json" > "$SELF/throttle-1.json"
+jq -c '.vcpu[0].pvsched_area.unboosts = 19' "$SELF/boost.json" > "$SELF/unboost-19.json"
+jq -c '.vcpu[1].pvsched_area.boost_seen = 19' "$SELF/boost.json" > "$SELF/seen-19.json"
 rc=-
 : > "$OUT"
 : > "$ERR"
@@ -505,6 +528,14 @@ check "the boost check passes a good report, fails an empty or missing one, one 
 	      ! boost_ok "$SELF/boost-no-vcpu.json" 0 20 &&
 	      ! boost_ok "$SELF/boost-no-vcpu.json" 2 20 &&
 	      ! boost_ok "$SELF/boost.json" 2 19'
+check "the exact boost check passes a good report, fails one a boost, unboost or seen short, or with a throttle" \
+	eval 'boost_exact_ok "$SELF/boost.json" 2 20 &&
+	      ! boost_exact_ok "$SELF/boost.json" 2 19 &&
+	      ! boost_exact_ok "$SELF/boost-19.json" 2 20 &&
+	      ! boost_exact_ok "$SELF/unboost-19.json" 2 20 &&
+	      ! boost_exact_ok "$SELF/seen-19.json" 2 20 &&
+	      ! boost_exact_ok "$SELF/throttle-1.json" 2 20 &&
+	      ! boost_exact_ok "$SELF/missing.json" 2 20'
 
 # Exact HALT and INTR_INJ counts. Each vCPU takes TICKS timer interrupts,
 # each one injected by KVM once (halt.S does not count the copies that
@@ -623,6 +654,13 @@ check "pvsched_boost: each guest saw PVSCHED_HOST_BOOSTED after a work exit" \
 	jq_true "$OUT" '.vcpus == 2 and (.vcpu | length) == 2 and
 		all(.vcpu[]; .pvsched_area != null and
 		    .pvsched_area.boost_seen >= 1)'
+# Under bounds that never throttle, the counts are the policy's: one
+# boost per burst, seen by the guest after its work exit, one unboost.
+unbounded run --pvsched=pvsched_boost --vcpus=2 --payload=boost \
+	--period-us=$BOOST_PERIOD_US --iterations=$BOOST_ITERATIONS --json
+show_areas
+check "pvsched_boost, widest bounds: per vCPU $BOOST_ITERATIONS boosts, $BOOST_ITERATIONS seen, $BOOST_ITERATIONS unboosts, no throttle" \
+	eval '[ $rc -eq 0 ] && boost_exact_ok "$OUT" 2 $BOOST_ITERATIONS'
 # The bound per VM (pvsched_boost_vm_pct): a 4-vCPU guest whose vCPUs
 # all keep PVSCHED_GUEST_BOOST up (boost payload, each burst longer than
 # its tick), on the 2 CPUs of this VM, each with a nice-0 busy loop pinned
@@ -795,11 +833,58 @@ run_pinned() {
 	taskset -c $IRQ_CPU minivmm "$@" > "$OUT" 2> "$ERR"
 	rc=$?
 }
-run_pinned --pvsched=pvsched_boost --payload=irq --wait=spin --boost-irq \
-	--period-us=$IRQ_SPIN_PERIOD_US --iterations=$IRQ_TICKS --json
+# run_preempted ARG...: run_pinned ARG..., and count the times that the
+# vCPU thread was preempted (sched_switch, prev_state R) and its LAPIC
+# timer (KVM's hrtimer, apic_timer_fn) expired before it ran again: each
+# of those is a WAKEUP of a preempted vCPU, which the driver's policy
+# boosts (so under bounds that never throttle, boosts >= that count). The
+# count goes to $PREEMPTED; rc 99 if the events cannot be set.
+SWITCH_EV=$EVENTS/sched/sched_switch/enable
+EXPIRE_EV=$EVENTS/timer/hrtimer_expire_entry/enable
+run_preempted() {
+	echo 0 > "$PREEMPTED"
+	if ! echo 1 > "$SWITCH_EV" || ! echo 1 > "$EXPIRE_EV" ||
+	   ! : > "$TRACE"; then
+		echo "cannot trace sched_switch and hrtimer_expire_entry" > "$ERR"
+		: > "$OUT"
+		rc=99
+		return
+	fi
+	run_pinned "$@"
+	echo 0 > "$SWITCH_EV"
+	echo 0 > "$EXPIRE_EV"
+	tid=$(jq -r '.vcpu[0].tid' "$OUT" 2> /dev/null)
+	awk -v tid="$tid" '
+		/ sched_switch: / {
+			if ($0 ~ ("prev_pid=" tid " ") && $0 ~ /prev_state=R/)
+				pre = 1
+			else if ($0 ~ ("next_pid=" tid " "))
+				pre = 0
+		}
+		/ hrtimer_expire_entry: .*function=apic_timer_fn/ {
+			if (pre == 1) {
+				n++
+				pre = 2
+			}
+		}
+		END { print n + 0 }' "$TRACE" > "$PREEMPTED"
+	echo "# vCPU thread $tid: preempted with a tick before it ran again $(cat "$PREEMPTED") times"
+}
+# spin_irq_ok: irq_ok for the one vCPU, boosted at least once per
+# preemption that a tick found, and at least once (the busy loop shares
+# its CPU); never boosted more often than it took ticks, and its handler
+# saw PVSCHED_HOST_BOOSTED no more often than it was boosted.
+spin_irq_ok() {
+	[ "$rc" -eq 0 ] && irq_ok "$OUT" 1 "$(cat "$PREEMPTED")" 0 &&
+		jq_true "$OUT" '.vcpu[0] | .pvsched_area.boosts <= .count and
+			.pvsched_area.boost_seen <= .pvsched_area.boosts'
+}
+unbounded run_preempted --pvsched=pvsched_boost --payload=irq --wait=spin \
+	--boost-irq --period-us=$IRQ_SPIN_PERIOD_US --iterations=$IRQ_TICKS \
+	--json
 show_areas
-check "pvsched_boost, --boost-irq, a spinning vCPU behind a busy loop: boosted for its ticks" \
-	irq_ok "$OUT" 1 1
+check "pvsched_boost, --boost-irq, a spinning vCPU behind a busy loop: boosted for each tick that found it preempted" \
+	spin_irq_ok
 run_pinned --pvsched=pvsched_boost --payload=irq --wait=spin \
 	--period-us=$IRQ_SPIN_PERIOD_US --iterations=$IRQ_TICKS --json
 check "pvsched_boost, no --boost-irq, a spinning vCPU behind a busy loop: never boosted" \
@@ -820,12 +905,12 @@ show_waits
 check "bpf_pvsched_boost, --boost-irq, halted vCPUs: boosted for each tick that woke them" \
 	halted_irq_ok
 hog_start $IRQ_CPU
-run_pinned --pvsched=bpf_pvsched_boost --payload=irq --wait=spin \
-	--boost-irq --period-us=$IRQ_SPIN_PERIOD_US --iterations=$IRQ_TICKS \
-	--json
+unbounded run_preempted --pvsched=bpf_pvsched_boost --payload=irq \
+	--wait=spin --boost-irq --period-us=$IRQ_SPIN_PERIOD_US \
+	--iterations=$IRQ_TICKS --json
 show_areas
-check "bpf_pvsched_boost, --boost-irq, a spinning vCPU behind a busy loop: boosted for its ticks" \
-	irq_ok "$OUT" 1 1
+check "bpf_pvsched_boost, --boost-irq, a spinning vCPU behind a busy loop: boosted for each tick that found it preempted" \
+	spin_irq_ok
 run_pinned --pvsched=bpf_pvsched_boost --payload=irq --wait=spin \
 	--period-us=$IRQ_SPIN_PERIOD_US --iterations=$IRQ_TICKS --json
 check "bpf_pvsched_boost, no --boost-irq, a spinning vCPU behind a busy loop: never boosted" \
