@@ -835,17 +835,22 @@ run_pinned() {
 }
 # run_preempted ARG...: run_pinned ARG..., and count the times that the
 # vCPU thread was preempted (sched_switch, prev_state R) and its LAPIC
-# timer (KVM's hrtimer, apic_timer_fn) expired before it ran again: each
-# of those is a WAKEUP of a preempted vCPU, which the driver's policy
-# boosts (so under bounds that never throttle, boosts >= that count). The
+# timer (KVM's hrtimer, apic_timer_fn) expired before it ran again, with
+# no earlier tick still pending: each of those is a WAKEUP of a preempted
+# vCPU, which the driver's policy boosts (so under bounds that never
+# throttle, boosts >= that count). A tick is pending from its expiry until
+# the vCPU next enters the guest (kvm_entry: KVM moves it to the APIC
+# before that); an expiry while one is pending is coalesced by KVM
+# (apic_timer_expired()), without a kick, and so without a WAKEUP. The
 # count goes to $PREEMPTED; rc 99 if the events cannot be set.
 SWITCH_EV=$EVENTS/sched/sched_switch/enable
 EXPIRE_EV=$EVENTS/timer/hrtimer_expire_entry/enable
+ENTRY_EV=$EVENTS/kvm/kvm_entry/enable
 run_preempted() {
 	echo 0 > "$PREEMPTED"
 	if ! echo 1 > "$SWITCH_EV" || ! echo 1 > "$EXPIRE_EV" ||
-	   ! : > "$TRACE"; then
-		echo "cannot trace sched_switch and hrtimer_expire_entry" > "$ERR"
+	   ! echo 1 > "$ENTRY_EV" || ! : > "$TRACE"; then
+		echo "cannot trace sched_switch, hrtimer_expire_entry and kvm_entry" > "$ERR"
 		: > "$OUT"
 		rc=99
 		return
@@ -853,6 +858,7 @@ run_preempted() {
 	run_pinned "$@"
 	echo 0 > "$SWITCH_EV"
 	echo 0 > "$EXPIRE_EV"
+	echo 0 > "$ENTRY_EV"
 	tid=$(jq -r '.vcpu[0].tid' "$OUT" 2> /dev/null)
 	awk -v tid="$tid" '
 		/ sched_switch: / {
@@ -861,23 +867,32 @@ run_preempted() {
 			else if ($0 ~ ("next_pid=" tid " "))
 				pre = 0
 		}
+		/ kvm_entry: / { pend = 0 }
 		/ hrtimer_expire_entry: .*function=apic_timer_fn/ {
-			if (pre == 1) {
+			if (pre == 1 && pend)
+				coalesced++
+			if (pre == 1 && !pend) {
 				n++
 				pre = 2
 			}
+			pend = 1
 		}
-		END { print n + 0 }' "$TRACE" > "$PREEMPTED"
-	echo "# vCPU thread $tid: preempted with a tick before it ran again $(cat "$PREEMPTED") times"
+		END {
+			print n + 0
+			print "# vCPU thread " tid ": preempted, a tick with none pending before it ran again: " n + 0 " times (ticks coalesced with a pending one meanwhile: " coalesced + 0 ")" > "/dev/stderr"
+		}' "$TRACE" 2>&1 > "$PREEMPTED"
 }
 # spin_irq_ok: irq_ok for the one vCPU, boosted at least once per
 # preemption that a tick found, and at least once (the busy loop shares
-# its CPU); never boosted more often than it took ticks, and its handler
-# saw PVSCHED_HOST_BOOSTED no more often than it was boosted.
+# its CPU), and its handler saw PVSCHED_HOST_BOOSTED no more often than
+# it was boosted (the handler's EOI exit ends a boost). Not "no more
+# boosts than the guest counted ticks": the guest misses a tick that
+# comes while the one before is still in its APIC's IRR, which KVM
+# counts as a timer expiry all the same (seen: 44 boosts, 40 ticks).
 spin_irq_ok() {
 	[ "$rc" -eq 0 ] && irq_ok "$OUT" 1 "$(cat "$PREEMPTED")" 0 &&
-		jq_true "$OUT" '.vcpu[0] | .pvsched_area.boosts <= .count and
-			.pvsched_area.boost_seen <= .pvsched_area.boosts'
+		jq_true "$OUT" '.vcpu[0].pvsched_area |
+			.boost_seen <= .boosts'
 }
 unbounded run_preempted --pvsched=pvsched_boost --payload=irq --wait=spin \
 	--boost-irq --period-us=$IRQ_SPIN_PERIOD_US --iterations=$IRQ_TICKS \
