@@ -110,6 +110,14 @@ run_nobody() {
 	rc=$?
 }
 
+# setup_failed MSG: a run whose setting up failed: MSG in $ERR, an empty
+# report, rc 99.
+setup_failed() {
+	echo "$1" > "$ERR"
+	: > "$OUT"
+	rc=99
+}
+
 # run_exact ARG...: run with KVM's halt polling off and KVM's own count of
 # the halts that slept: the kvm_vcpu_wakeup events of each vCPU thread that
 # say "wait" (kvm_vcpu_halt() emits one per halt, "wait" if
@@ -123,9 +131,7 @@ run_exact() {
 	: > "$WAITS"
 	if ! old_poll=$(cat "$HALT_POLL") || ! echo 0 > "$HALT_POLL" ||
 	   ! echo 1 > "$WAKEUP" || ! : > "$TRACE"; then
-		echo "cannot set $HALT_POLL to 0 or trace kvm_vcpu_wakeup" > "$ERR"
-		: > "$OUT"
-		rc=99
+		setup_failed "cannot set $HALT_POLL to 0 or trace kvm_vcpu_wakeup"
 		return
 	fi
 	echo "# halt_poll_ns was $old_poll, 0 for: minivmm $*"
@@ -153,9 +159,7 @@ with_bounds() {
 	   ! old_share=$(cat "$BOOST_SHARE") || ! old_vm=$(cat "$BOOST_VM") ||
 	   ! echo "$1" > "$BOOST_MAX_US" || ! echo "$2" > "$BOOST_SHARE" ||
 	   ! echo "$3" > "$BOOST_VM"; then
-		echo "cannot set $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM" > "$ERR"
-		: > "$OUT"
-		rc=99
+		setup_failed "cannot set $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM"
 		return
 	fi
 	echo "# pvsched_boost_max_us was $old_max, share_pct $old_share, vm_pct $old_vm; $1, $2 and $3 for: $4"
@@ -850,9 +854,7 @@ run_preempted() {
 	echo 0 > "$PREEMPTED"
 	if ! echo 1 > "$SWITCH_EV" || ! echo 1 > "$EXPIRE_EV" ||
 	   ! echo 1 > "$ENTRY_EV" || ! : > "$TRACE"; then
-		echo "cannot trace sched_switch, hrtimer_expire_entry and kvm_entry" > "$ERR"
-		: > "$OUT"
-		rc=99
+		setup_failed "cannot trace sched_switch, hrtimer_expire_entry and kvm_entry"
 		return
 	fi
 	run_pinned "$@"
@@ -860,7 +862,7 @@ run_preempted() {
 	echo 0 > "$EXPIRE_EV"
 	echo 0 > "$ENTRY_EV"
 	tid=$(jq -r '.vcpu[0].tid' "$OUT" 2> /dev/null)
-	awk -v tid="$tid" '
+	awk -v tid="$tid" -v out="$PREEMPTED" '
 		/ sched_switch: / {
 			if ($0 ~ ("prev_pid=" tid " ") && $0 ~ /prev_state=R/)
 				pre = 1
@@ -878,9 +880,9 @@ run_preempted() {
 			pend = 1
 		}
 		END {
-			print n + 0
-			print "# vCPU thread " tid ": preempted, a tick with none pending before it ran again: " n + 0 " times (ticks coalesced with a pending one meanwhile: " coalesced + 0 ")" > "/dev/stderr"
-		}' "$TRACE" 2>&1 > "$PREEMPTED"
+			print n + 0 > out
+			print "# vCPU thread " tid ": preempted, a tick with none pending before it ran again: " n + 0 " times (ticks coalesced with a pending one meanwhile: " coalesced + 0 ")"
+		}' "$TRACE"
 }
 # spin_irq_ok: irq_ok for the one vCPU, boosted at least once per
 # preemption that a tick found, and at least once (the busy loop shares
