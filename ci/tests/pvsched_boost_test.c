@@ -902,7 +902,6 @@ static const char *const bound_events[] = {
 	"timer/hrtimer_expire_entry", "timer/hrtimer_cancel",
 	"sched/sched_switch", "sched/sched_wakeup", "kvm/kvm_exit",
 	"kvm/kvm_entry", "irq_vectors/local_timer_entry",
-	"irq_vectors/call_function_single_entry",
 	"irq_vectors/reschedule_entry",
 };
 
@@ -932,9 +931,12 @@ static void diag_trace_lines(const char *dir)
 		return;
 	buf[r] = 0;
 	for (line = strtok_r(buf, "\n", &save); line && n < 400;
-	     line = strtok_r(NULL, "\n", &save))
-		if (line[0] != '#' && ++n)
-			diag("trace: %s", line);
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#')
+			continue;
+		diag("trace: %s", line);
+		n++;
+	}
 }
 
 /*
@@ -980,8 +982,9 @@ static bool boost_measure(struct worker *w, struct kvm_vcpu *vcpu,
 }
 
 /*
- * 5b. The bounds' sizes: a throttle at max_us comes no later than max_us
- * plus one tick (CONFIG_HZ 250) of boosted CPU time, and one at share_pct
+ * 5b. The bounds' sizes: a throttle at max_us comes after max_us and no
+ * later than max_us plus one tick (CONFIG_HZ 250) of boosted CPU time
+ * (boosted_ns counts all of it, ran_ns what the payback left), and one at share_pct
  * 1 after its budget, 1 ms of a 100 ms window, not 10 times that, nor
  * less than 90% of it. Measured once each: ci/check.sh runs this program
  * in a VM whose clocks count QEMU's instructions (-icount), where a
@@ -1000,8 +1003,8 @@ static void boost_test_bound_sizes(struct __test_metadata *_metadata,
 	limit = BOOST_THROTTLE_US + BOOST_TICK_US;
 	ok = boost_measure(w, vcpu, BOOST_THROTTLE_US, BOOST_SHARE_DEF, limit,
 			   &run_us);
-	EXPECT_TRUE(ok && run_us <= limit)
-		TH_LOG("max_us %d: a boost throttled after at most max_us + 1 tick (%llu us): %llu us",
+	EXPECT_TRUE(ok && run_us >= BOOST_THROTTLE_US && run_us <= limit)
+		TH_LOG("max_us %d: a boost throttled after max_us, at most 1 tick more (%llu us): %llu us",
 		       BOOST_THROTTLE_US, (unsigned long long)limit,
 		       (unsigned long long)run_us);
 	limit = BOOST_BUDGET_US + BOOST_TICK_US;
