@@ -19,7 +19,9 @@
  *
  * The latency payload stores one __u32 per sample: vCPU i's array of
  * params.samples_max of them is at params.samples_gpa + i *
- * params.samples_max * 4.
+ * params.samples_max * 4. The toggle payload's vCPUs, with
+ * MINIVMM_TOGGLE_TOUCH, write to the pages of those params.samples_max * 4
+ * bytes (all of them, every vCPU).
  */
 #ifndef MINIVMM_GUEST_H
 #define MINIVMM_GUEST_H
@@ -74,6 +76,9 @@
 /* latency only: raise PVSCHED_GUEST_BOOST ... */
 #define MINIVMM_LAT_BOOST_WAIT	(1 << 2)	/* ... around each wait */
 #define MINIVMM_LAT_BOOST_HOLD	(1 << 3)	/* ... for the whole run */
+/* params.flags of the toggle payload. */
+#define MINIVMM_TOGGLE_HOLD	(1 << 4)	/* never drop the flag */
+#define MINIVMM_TOGGLE_TOUCH	(1 << 5)	/* work: fault pages in */
 
 /*
  * struct pvsched_vcpu_area (<linux/pvsched.h>): field offsets and flags,
@@ -94,7 +99,7 @@
 #define PVSCHED_GUEST_BOOST	(1 << 0)	/* boost me */
 #define PVSCHED_GUEST_BOOST_IRQ	(1 << 1)	/* boost me to take irqs */
 #define PVSCHED_HOST_BOOSTED	(1 << 0)	/* vCPU thread boosted */
-#define PVSCHED_HOST_THROTTLED	(1 << 1)	/* no boost for now */
+#define PVSCHED_HOST_EXCLUDED	(1 << 1)	/* the host keeps it from boosts */
 
 /* struct minivmm_ucall field offsets. */
 #define UCALL_CMD		0

@@ -214,8 +214,18 @@ static int run__load_payload(struct run *run)
 		       pi->name);
 		return EXIT_USAGE;
 	}
-	if (run->opts.boost && pi && !pi->latency) {
-		pr_err("--boost: payload %s raises no PVSCHED_GUEST_BOOST around its waits (only latency)",
+	if (run->opts.boost && pi && !pi->latency && !pi->toggle) {
+		pr_err("--boost: payload %s raises no PVSCHED_GUEST_BOOST around its waits (only latency, and toggle with hold)",
+		       pi->name);
+		return EXIT_USAGE;
+	}
+	if (run->opts.boost == LAT_BOOST_WAIT && pi && pi->toggle) {
+		pr_err("--boost=wait: payload %s raises and drops PVSCHED_GUEST_BOOST itself (only --boost=hold)",
+		       pi->name);
+		return EXIT_USAGE;
+	}
+	if (run->opts.touch_mib && pi && !pi->toggle) {
+		pr_err("--touch: payload %s touches no memory (only toggle)",
 		       pi->name);
 		return EXIT_USAGE;
 	}
@@ -307,6 +317,13 @@ static __u64 run__flags(const struct run *run)
 	       (r->boost == LAT_BOOST_HOLD ? MINIVMM_LAT_BOOST_HOLD : 0);
 }
 
+/* The toggle payload's params.flags. */
+static __u64 run__toggle_flags(const struct run *run)
+{
+	return (run->opts.boost == LAT_BOOST_HOLD ? MINIVMM_TOGGLE_HOLD : 0) |
+	       (run->opts.touch_mib ? MINIVMM_TOGGLE_TOUCH : 0);
+}
+
 /* params.period_tsc comes later, from the first vCPU's TSC frequency. */
 static void run__fill_params(struct run *run)
 {
@@ -324,6 +341,12 @@ static void run__fill_params(struct run *run)
 	p->period_tsc = 0;
 	p->samples_gpa = run->samples_max ? GUEST_SAMPLES_GPA : 0;
 	p->samples_max = run->samples_max;
+	if (run->info->toggle) {
+		p->flags = run__toggle_flags(run);
+		/* The pages to touch, all vCPUs' (minivmm-guest.h). */
+		p->samples_gpa = run->opts.touch_mib ? GUEST_SAMPLES_GPA : 0;
+		p->samples_max = (run->opts.touch_mib << 20) / 4;
+	}
 }
 
 /*
@@ -508,6 +531,11 @@ static int run__create_vm(struct run *run)
 	if (run->linux_guest)
 		return run__create_linux_vm(run);
 
+	/* The toggle payload's pages to touch, past the samples' room. */
+	if (run->opts.touch_mib &&
+	    GUEST_SAMPLES_GPA + (run->opts.touch_mib << 20) > GUEST_MEM_SIZE)
+		run->kvm.mem_size = GUEST_SAMPLES_GPA +
+				    (run->opts.touch_mib << 20);
 	if (kvm__open(&run->kvm))
 		return EXIT_FAILED;
 	ret = kvm__check_caps(&run->kvm, run->info->irqchip,
@@ -964,6 +992,8 @@ static void run__payload_settings(struct run *run)
 		run->report.wait = o->wait ?: IRQ_WAIT_HALT;
 		run->report.boost_irq = o->boost_irq;
 	}
+	if (run->info->toggle)
+		run->report.boost = o->boost;
 	if (run->info->latency) {
 		run->report.boost = o->boost;
 		run->samples_max = run->report.iterations ?:

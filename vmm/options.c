@@ -31,6 +31,7 @@ enum {
 	OPT_BOOST,
 	OPT_VCPU_FIFO,
 	OPT_LATENCY_SAMPLES,
+	OPT_TOUCH,
 	OPT_SWITCH,
 	OPT_LIST_DRIVERS,
 	OPT_JSON,
@@ -56,6 +57,7 @@ static const struct option long_options[] = {
 	{ "boost",	  required_argument, NULL, OPT_BOOST },
 	{ "vcpu-fifo",	  required_argument, NULL, OPT_VCPU_FIFO },
 	{ "latency-samples", no_argument,    NULL, OPT_LATENCY_SAMPLES },
+	{ "touch",	  required_argument, NULL, OPT_TOUCH },
 	{ "switch",	  required_argument, NULL, OPT_SWITCH },
 	{ "list-drivers", no_argument,	     NULL, OPT_LIST_DRIVERS },
 	{ "json",	  no_argument,	     NULL, OPT_JSON },
@@ -105,14 +107,15 @@ void options__usage(FILE *f)
 "                       get none (the cost of one, for make bench)\n"
 "  --vcpus=N            number of vCPUs, 1..%d (default 1)\n"
 "  --payload=NAME|PATH  guest payload (default io): io, halt, cpuid, boost,\n"
-"                       irq or latency, found as NAME.bin next to the\n"
+"                       irq, latency or toggle, found as NAME.bin next to the\n"
 "                       minivmm binary, then in ../guest-payload/ relative\n"
 "                       to it, then in /usr/share/minivmm/; anything with a\n"
 "                       '/' is a path\n"
 "  --iterations=N       guest iterations per vCPU (default): io port writes\n"
 "                       (100000), cpuid CPUIDs (1000000), halt timer ticks\n"
 "                       (1000), boost bursts, one per tick (100), irq timer\n"
-"                       ticks (1000), latency samples (2000, at most %llu)\n"
+"                       ticks (1000), latency samples (2000, at most %llu),\n"
+"                       toggle rounds (1000)\n"
 "  --seconds=S          run S seconds instead (decimals allowed), then ask\n"
 "                       the guest to stop; excludes --iterations\n"
 "  --period-us=N        halt, boost, irq and latency payloads: timer period\n"
@@ -123,7 +126,8 @@ void options__usage(FILE *f)
 "                       another name; a usage error with io or cpuid (no\n"
 "                       timer)\n"
 "  --busy-loops=N       boost payload: iterations of the busy loop it runs\n"
-"                       boosted per burst, 1..%llu (default %llu); also\n"
+"                       boosted per burst, 1..%llu (default %llu); toggle:\n"
+"                       per half round (pages with --touch); also\n"
 "                       passed to a payload file of another name; a usage\n"
 "                       error with irq, latency, io, halt or cpuid\n"
 "  --wait=halt|spin     irq and latency payloads: how the guest waits for\n"
@@ -140,8 +144,13 @@ void options__usage(FILE *f)
 "  --boost=wait|hold    latency payload: the guest raises PVSCHED_GUEST_BOOST\n"
 "                       in its pvsched area around each wait for a sample\n"
 "                       (wait) or for the whole run (hold, to show the\n"
-"                       host's throttle); a usage error with any other\n"
+"                       host's bounds); toggle payload: hold only, the flag\n"
+"                       never drops; a usage error with any other\n"
 "                       payload, and with --no-area or --no-pvsched\n"
+"  --touch=MIB          toggle payload: its work writes to each page of MIB\n"
+"                       MiB (1..%llu) of guest memory, faulting it in, the\n"
+"                       vCPU thread running in the host kernel; a usage\n"
+"                       error with any other payload\n"
 "  --vcpu-fifo=PRIO     before the vCPUs run, make each vCPU thread\n"
 "                       SCHED_FIFO at PRIO, 1..%d (sched_setscheduler(), as\n"
 "                       chrt -f does): the static real-time baseline; needs\n"
@@ -185,7 +194,7 @@ void options__usage(FILE *f)
 		MINIVMM_MAX_PERIOD_US, MINIVMM_DEFAULT_PERIOD_US,
 		MINIVMM_LAT_PERIOD_US, MINIVMM_TIMER_COUNT_PER_US,
 		MINIVMM_MAX_BUSY_LOOPS, MINIVMM_DEFAULT_BUSY_LOOPS,
-		MINIVMM_MAX_FIFO_PRIO, EXIT_FAILED,
+		MINIVMM_MAX_TOUCH_MIB, MINIVMM_MAX_FIFO_PRIO, EXIT_FAILED,
 		MINIVMM_MAX_SWITCHES, EXIT_OK, EXIT_USAGE,
 		EXIT_NO_PVSCHED, EXIT_FAILED);
 }
@@ -475,6 +484,15 @@ static int options__one(struct options *opts, int c, const char *arg,
 	case OPT_LATENCY_SAMPLES:
 		opts->latency_samples = true;
 		return 0;
+	case OPT_TOUCH:
+		if (options__parse_count(arg, MINIVMM_MAX_TOUCH_MIB,
+					 &opts->touch_mib)) {
+			fprintf(err,
+				"minivmm: --touch: '%s' is not in 1..%llu (MiB)\n",
+				arg, MINIVMM_MAX_TOUCH_MIB);
+			return -EINVAL;
+		}
+		return 0;
 	case OPT_SWITCH:
 		return options__add_switch(opts, arg, err);
 	case OPT_LIST_DRIVERS:
@@ -543,6 +561,8 @@ static const char *options__payload_only(const struct options *opts)
 		return "--boost";
 	if (opts->latency_samples)
 		return "--latency-samples";
+	if (opts->touch_mib)
+		return "--touch";
 	if (opts->no_area)
 		return "--no-area";
 	return NULL;

@@ -33,6 +33,9 @@
 #define MINIVMM_DEFAULT_BUSY_LOOPS	10000ULL
 #define MINIVMM_MAX_BUSY_LOOPS		1000000000ULL
 
+/* The toggle payload's --touch: MiB of guest memory to fault in. */
+#define MINIVMM_MAX_TOUCH_MIB		1024ULL
+
 /* --wait: how the irq payload waits for a tick. */
 enum irq_wait {
 	IRQ_WAIT_UNSET,			/* not given: halt, for irq */
@@ -82,6 +85,7 @@ struct options {
 	enum lat_boost boost;		/* --boost */
 	unsigned int vcpu_fifo;		/* --vcpu-fifo, 0: not given */
 	bool latency_samples;		/* --latency-samples */
+	unsigned long long touch_mib;	/* --touch, 0: not given */
 	struct pvsched_switch switches[MINIVMM_MAX_SWITCHES];
 	unsigned int nr_switches;	/* sorted by time */
 	bool list_drivers;

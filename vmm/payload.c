@@ -34,6 +34,8 @@ static const struct payload_info payloads[] = {
 	{ .name = "latency", .irqchip = true, .timer = true, .irq_flags = true,
 	  .latency = true, .period_us = MINIVMM_LAT_PERIOD_US,
 	  .iterations = 2000, .progress_every = 500 },
+	{ .name = "toggle", .busy = true, .toggle = true,
+	  .iterations = 1000, .progress_every = 250 },
 };
 
 /*
@@ -71,7 +73,7 @@ const struct payload_info *payload__info(const char *name_or_path)
 
 const char *payload__names(void)
 {
-	return "io, halt, cpuid, boost, irq, latency";
+	return "io, halt, cpuid, boost, irq, latency, toggle";
 }
 
 /* Search order: next to the binary, ../guest-payload/, the system dir. */

@@ -22,6 +22,7 @@ struct payload_info {
 	bool busy;			/* gets params.busy_loops */
 	bool irq_flags;			/* gets params.flags (MINIVMM_IRQ_*) */
 	bool latency;			/* samples, period_tsc, --boost */
+	bool toggle;			/* --boost=hold, --touch */
 	unsigned long long period_us;	/* default --period-us, with a timer */
 	unsigned long long iterations;	/* default iteration count */
 	unsigned long long progress_every;

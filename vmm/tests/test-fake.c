@@ -810,7 +810,7 @@ static void test_latency_errors(void)
 			 named[i]);
 		run("", args, NULL);
 		snprintf(want, sizeof(want),
-			 "minivmm: --boost: payload %s raises no PVSCHED_GUEST_BOOST around its waits (only latency)\n",
+			 "minivmm: --boost: payload %s raises no PVSCHED_GUEST_BOOST around its waits (only latency, and toggle with hold)\n",
 			 named[i]);
 		boost_ok = boost_ok && status == 1 && !*out &&
 			   !strcmp(err, want);
@@ -821,8 +821,24 @@ static void test_latency_errors(void)
 	    "$VMM --boost=hold --payload=./lat.bin");
 	check(status == 1 && !*out &&
 	      !strcmp(err, "minivmm: --boost: payload other raises no "
-		      "PVSCHED_GUEST_BOOST around its waits (only latency)\n"),
+		      "PVSCHED_GUEST_BOOST around its waits (only latency, "
+		      "and toggle with hold)\n"),
 	      "--boost with a payload file of another name: usage error");
+	run("", "--boost=wait --payload=toggle", NULL);
+	check(status == 1 && !*out &&
+	      !strcmp(err, "minivmm: --boost=wait: payload toggle raises and "
+		      "drops PVSCHED_GUEST_BOOST itself (only --boost=hold)\n"),
+	      "--boost=wait with toggle: usage error, exit 1, one line");
+	run("", "--touch=8 --payload=cpuid", NULL);
+	check(status == 1 && !*out &&
+	      !strcmp(err, "minivmm: --touch: payload cpuid touches no memory "
+		      "(only toggle)\n"),
+	      "--touch with cpuid: usage error, exit 1, one line");
+	run("", "--touch=0 --payload=toggle", NULL);
+	check(status == 1 && !*out &&
+	      !strcmp(err, "minivmm: --touch: '0' is not in 1..1024 (MiB)\n"
+		      "Try 'minivmm --help'.\n"),
+	      "--touch=0: usage error, exit 1, one line");
 	run("", "--latency-samples --payload=irq", NULL);
 	check(status == 1 && !*out &&
 	      !strcmp(err, "minivmm: --latency-samples: payload irq takes no "

@@ -393,10 +393,14 @@ static void test_usage(void)
 	   strstr(buf, "  --boost-irq  ") &&
 	   strstr(buf, "PVSCHED_GUEST_BOOST_IRQ") &&
 	   strstr(buf, "--no-area or --no-pvsched") &&
-	   strstr(buf, "cpuid, boost,\n                       irq or latency,") &&
+	   strstr(buf, "cpuid, boost,\n                       irq, latency or toggle,") &&
 	   strstr(buf, "irq timer\n                       ticks (1000)") &&
 	   strstr(buf, "halt, boost, irq and latency payloads"),
 	   "--help documents --wait, --boost-irq and the irq payload");
+	ok(strstr(buf, "  --touch=MIB  ") && strstr(buf, "1..1024") &&
+	   strstr(buf, "toggle payload: hold only") &&
+	   strstr(buf, "toggle rounds (1000)"),
+	   "--help documents the toggle payload and --touch");
 	ok(strstr(buf, "  --boost=wait|hold  ") &&
 	   strstr(buf, "PVSCHED_GUEST_BOOST\n") &&
 	   strstr(buf, "latency samples (2000, at most 65536)") &&

@@ -88,7 +88,7 @@ static void test_info(void)
 	   "io, halt, cpuid and boost take no irq flags");
 	ok(payload__info("./other.bin")->irq_flags,
 	   "a payload file of another name gets the irq flags");
-	ok(!strcmp(payload__names(), "io, halt, cpuid, boost, irq, latency"),
+	ok(!strcmp(payload__names(), "io, halt, cpuid, boost, irq, latency, toggle"),
 	   "payload names for the error message");
 }
 
@@ -179,7 +179,7 @@ static void test_max_size(void)
 static void test_real_payloads(void)
 {
 	static const char *const names[] = {
-		"io", "halt", "cpuid", "boost", "irq", "latency",
+		"io", "halt", "cpuid", "boost", "irq", "latency", "toggle",
 	};
 	/* sub $VCPU_AREA_SIZE (80), %rsp */
 	static const unsigned char entry[] = { 0x48, 0x83, 0xec, 0x50 };
