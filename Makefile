@@ -76,7 +76,7 @@ vmm: deps
 tests: kernel-tree
 	@$(MAKE) -s --no-print-directory -C ci/tests OUT=$(BUILD)/tests
 	@cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh ci/tests/l2-latency.sh \
-		ci/tests/minivmm_linux_test.sh $(BUILD)/tests/
+		ci/tests/minivmm_linux_test.sh ci/tests/adversary.sh $(BUILD)/tests/
 	@$(MAKE) -s --no-print-directory -C vmm linux-guest
 	@mkdir -p $(BUILD)/tests/linux
 	@cp vmm/tests/linux-guest/initrd.cpio $(BUILD)/tests/linux/

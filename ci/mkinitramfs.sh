@@ -57,7 +57,7 @@ for lib in $JQ_LIBS; do
 	need "$lib" "ldd $JQ names it"
 done
 need "$ROOT/vmm/minivmm" "make vmm"
-for p in io halt cpuid boost; do
+for p in io halt cpuid boost toggle; do
 	need "$ROOT/guest-payload/$p.bin" "make vmm"
 done
 if [ -z "$BASELINE" ]; then
@@ -68,6 +68,7 @@ if [ -n "$SUITE" ]; then
 	for t in kvm_pvsched_test kvm_tsc_test pvsched_registry_test pvsched_counts_test \
 		 pvsched_lifetime_test pvsched_race_test pvsched_boost_test \
 		 run-suite.sh minivmm_test.sh minivmm_linux_test.sh \
+		 adversary.sh victim \
 		 linux/initrd.cpio; do
 		need "$BUILD/tests/$t" "ci/check.sh builds the suite"
 	done
