@@ -10,7 +10,7 @@
 #include <linux/types.h>
 
 #ifndef KVM_CAP_PVSCHED
-#define KVM_CAP_PVSCHED 239
+#define KVM_CAP_PVSCHED 249
 #endif
 
 #ifndef KVM_GET_PVSCHED_OPS
@@ -23,7 +23,7 @@ struct kvm_pvsched_ops {
 #endif
 
 #ifndef KVM_SET_PVSCHED_AREA
-#define KVM_CAP_PVSCHED_AREA 240
+#define KVM_CAP_PVSCHED_AREA 250
 
 struct kvm_pvsched_area {
 	__u64 gpa;

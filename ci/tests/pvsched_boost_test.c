@@ -1,21 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pvsched_boost_test - the bounded boost that the module driver
- * pvsched_boost and the BPF driver bpf_pvsched_boost give a vCPU thread
- * that asks for it through its shared area: the policy and its bounds
- * (sysctls kernel.pvsched_boost_*), the CAP_SYS_NICE gate on choosing such
- * a driver, the trace events, the restore on VM exit and destruction, and
- * the BPF negative controls: a driver without PVSCHED_OPS_BOOST never
- * boosts, and the verifier refuses programs that read the area without a
- * NULL test or write to it.
+ * pvsched_boost_test - the boost that the module driver pvsched_boost and
+ * the BPF driver bpf_pvsched_boost give a vCPU thread whose guest asks for
+ * it through its shared area: a flag on the thread that the scheduler's
+ * boost server honours (kernel/sched/fair.c, sched_boost_set()), only
+ * while the thread is in KVM_RUN, bounded by the server's bandwidth and
+ * the thread's fair share (sysctls kernel.sched_boost_*); what it leaves
+ * alone (the thread's policy, nice value, slice, and the administrator's
+ * classes and groups: a sched_ext scheduler, idle and RT groups); what an
+ * unprivileged VMM can do with it; the CAP_SYS_NICE gate on choosing such
+ * a driver, the trace events, the end of a boost on a driver or thread
+ * change and VM destruction; and the BPF negative controls: a driver
+ * without PVSCHED_OPS_BOOST never boosts, and the verifier refuses
+ * programs that read the area without a NULL test or write to it.
+ *
+ * The scheduler's side is read from /proc/TID/sched (CONFIG_SCHED_DEBUG):
+ * boost.on, boost.served_ns (the CPU time the boost server ran the thread
+ * for) and boost.nr_cut (its runs the bounds cut short). How much a boost
+ * takes from the other tasks of a CPU is the adversary suite's
+ * (adversary.sh).
  *
  * A kselftest_harness.h program run inside the test VM by
  * ci/tests/run-suite.sh, as root, with debugfs at /sys/kernel/debug and
  * bpffs at /sys/fs/bpf; what it shares with the other pvsched_*_test
- * programs is in pvsched_util.c. A test whose prerequisite is missing (no
- * /dev/kvm, no pvsched_count.ko, no pvsched-bpf, ...) is skipped. It loads
- * and unloads drivers and changes their sysctls: run it only in the test
- * VM. The ioctls' own semantics are the in-tree KVM selftest's
+ * programs is in pvsched_util.c. ci/check.sh runs it in a VM on
+ * instruction-count time (QEMU's -icount), where a thread's CPU time is
+ * what it ran. A test whose prerequisite is missing (no /dev/kvm, no
+ * pvsched_count.ko, no pvsched-bpf, ...) is skipped. It loads and unloads
+ * drivers and changes sysctls: run it only in the test VM. The ioctls' own
+ * semantics are the in-tree KVM selftest's
  * (tools/testing/selftests/kvm/x86_64/pvsched_test.c).
  */
 #define _GNU_SOURCE
@@ -47,6 +60,27 @@
 #include <linux/kvm.h>
 #include <linux/types.h>
 
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE		6
+#endif
+#ifndef SCHED_FLAG_RESET_ON_FORK
+#define SCHED_FLAG_RESET_ON_FORK	0x01
+#endif
+
+/* sched_setattr(2)'s, <linux/sched/types.h>, which glibc's <sched.h> clashes with. */
+struct sched_attr {
+	__u32 size;
+	__u32 sched_policy;
+	__u64 sched_flags;
+	__s32 sched_nice;
+	__u32 sched_priority;
+	__u64 sched_runtime;
+	__u64 sched_deadline;
+	__u64 sched_period;
+	__u32 sched_util_min;
+	__u32 sched_util_max;
+};
+
 #include "../../kernel/bpf/pvsched_bpf_count.h"
 #include "../../kernel/bpf/pvsched_bpf_noflag.h"
 #include "kselftest_harness.h"
@@ -57,33 +91,25 @@ FIXTURE_SETUP(boost) {}
 FIXTURE_TEARDOWN(boost) {}
 
 /*
- * The bounded boost (pvsched_boost and the mechanism behind it): a vCPU
- * thread whose guest raises PVSCHED_GUEST_BOOST in its area, or runs a
- * real-time task (guest_prio 1..99), becomes SCHED_FIFO at
- * kernel.pvsched_boost_prio until the guest drops it, the bounds
- * (kernel.pvsched_boost_max_us, kernel.pvsched_boost_share_pct) throttle
- * it, or the thread leaves the driver; then its policy and nice come back.
- *
  * The guest is real-mode code that takes its orders from a mailbox at
  * BOOST_MBOX_GPA: each KVM_RUN it writes the mailbox's guest_flags and
  * guest_prio into its own area, then, if the mailbox says so, spins
- * without an exit until the host sets one of the given host_flags bits,
- * notes the host_flags it saw and writes guest_flags again; then it exits
- * with "out 0x10, al" of the next value of a counter, as the suite's
- * other guest does, so that vcpu_run_io() and the workers run it.
+ * without an exit until one of the given host_flags bits is set, notes the
+ * host_flags it saw and writes guest_flags again; then it exits with
+ * "out 0x10, al" of the next value of a counter, as the suite's other
+ * guest does, so that vcpu_run_io() and the workers run it. SPIN_RELEASE
+ * is a host_flags bit that KVM never sets: this program sets it in the
+ * area to end a spin (spin_release(), again if KVM's write of host_flags
+ * cleared it first), and KVM's next write of host_flags clears it.
  */
 #define BOOST_DRV		"pvsched_boost"	/* also the module's name */
 #define BOOST_KO		"/lib/modules/pvsched_boost.ko"
-#define SYSCTL_BOOST_PRIO	"/proc/sys/kernel/pvsched_boost_prio"
-#define SYSCTL_BOOST_MAX_US	"/proc/sys/kernel/pvsched_boost_max_us"
-#define SYSCTL_BOOST_SHARE	"/proc/sys/kernel/pvsched_boost_share_pct"
-#define SYSCTL_BOOST_VM		"/proc/sys/kernel/pvsched_boost_vm_pct"
-#define BOOST_PRIO_DEF		1
-#define BOOST_MAX_US_DEF	2000
-#define BOOST_SHARE_DEF		50
-#define BOOST_MAX_US_MAX	1000000
-#define BOOST_VM_DEF		100
-#define BOOST_VM_MAX		10000
+#define SYSCTL_RUNTIME		"/proc/sys/kernel/sched_boost_runtime_us"
+#define SYSCTL_PERIOD		"/proc/sys/kernel/sched_boost_period_us"
+#define SYSCTL_DEFAULT		"/proc/sys/kernel/pvsched_default_driver"
+#define RUNTIME_DEF		2000
+#define PERIOD_DEF		4000
+#define PERIOD_MAX		4000000
 
 /* include/uapi/linux/pvsched.h */
 #define PVSCHED_AREA_VERSION	1
@@ -92,7 +118,8 @@ FIXTURE_TEARDOWN(boost) {}
 /* guest_flags bits that pvsched_boost does not know */
 #define GUEST_FLAGS_UNKNOWN	(~(PVSCHED_GUEST_BOOST | PVSCHED_GUEST_BOOST_IRQ))
 #define PVSCHED_HOST_BOOSTED	(1U << 0)
-#define PVSCHED_HOST_THROTTLED	(1U << 1)
+#define PVSCHED_HOST_EXCLUDED	(1U << 1)
+#define SPIN_RELEASE		(1U << 31)
 
 struct boost_area {
 	uint32_t version;
@@ -143,24 +170,19 @@ static const uint8_t guest_boost[] = {
 _Static_assert(AREA_GPA == 0x3000UL && BOOST_MBOX_GPA == 0x2000UL,
 	       "guest_boost has the area and the mailbox at these addresses");
 
-/* Bounds for the checks that are not about them (see test_boost()). */
-#define BOOST_WINDOW_MS		100	/* the share's window */
+
+#define BOOST_SPIN_MS		300	/* a guest spin the checks sample */
+#define BOOST_RELEASE_MS	5000	/* to end a spin, at most */
 #define BOOST_IDLE_MS		300	/* the VMM idle, the guest's flag up */
-#define BOOST_SPIN_US		300000	/* max_us of a long boosted spin */
-#define BOOST_OWE_US		700	/* max_us of a throttle that owes */
 #define BOOST_VMM_SPIN_MS	300	/* a VMM thread spinning after KVM_RUN */
-#define BOOST_TICK_US		4000	/* CONFIG_HZ=250 */
-#define BOOST_TIMER_FN		"function=kvm_vcpu_pvsched_boost_timer"
-#define TIMER_EVENT		"timer/hrtimer_expire_entry"
-#define BOOST_PRIO		3
-#define BOOST_SHARE_WIDE	99
-#define BOOST_NICE		5	/* of the vCPU thread, to be restored */
-#define BOOST_THROTTLE_US	200
-#define BOOST_BUDGET_US		1000	/* share_pct 1 of a 100 ms window */
+#define BOOST_NICE		5	/* of the vCPU thread, to stay */
+#define BOOST_NICE2		7	/* ... the VMM's renice during a boost */
+#define BOOST_SLICE_NS		300000	/* a custom slice (sched_attr) */
 #define BOOST_NOBODY		65534
 #define BOOST_ADMIN_PRIO	10
-#define BOOST_WAIT_SECONDS	5	/* for a restore after VM destruction */
-#define BOOST_PAYBACK_SECONDS	10	/* for the boost after a throttle */
+#define BOOST_WAIT_SECONDS	5	/* for the end after VM destruction */
+#define BOOST_HOG_MS		600	/* a hog beside a boosted spin */
+#define BOOST_QUOTA_PCT		10	/* cpu.max of the quota check */
 
 /*
  * The area and the mailbox in guest memory. The host reads them while the
@@ -230,6 +252,37 @@ static void diag_area(struct kvm_vm *vm)
 	diag_area_at(boost_area(vm));
 }
 
+/*
+ * Start a KVM_RUN on @w in which the guest writes @flags and @prio, then
+ * spins in guest mode until spin_release().
+ */
+static void spin_start(struct worker *w, struct kvm_vcpu *vcpu,
+		       uint32_t flags, uint32_t prio)
+{
+	boost_start_wait(w, vcpu, flags, prio, SPIN_RELEASE, flags);
+}
+
+/* End the spin of spin_start(); true if the KVM_RUN ended as it should. */
+static bool spin_release(struct worker *w, struct kvm_vcpu *vcpu)
+{
+	struct boost_area *a = boost_area(vcpu->vm);
+	int i;
+
+	/*
+	 * KVM writes host_flags whole when it updates the area, which can
+	 * clear the bit just set: set it again until the guest saw it (its
+	 * KVM_RUN returned), for up to BOOST_RELEASE_MS.
+	 */
+	for (i = 0; i < BOOST_RELEASE_MS / 10; i++) {
+		__atomic_fetch_or(&a->host_flags, SPIN_RELEASE,
+				  __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&w->busy, __ATOMIC_ACQUIRE))
+			break;
+		usleep(10 * 1000);
+	}
+	return worker_wait(w);
+}
+
 /* Scheduling state of thread @tid, as another thread sees it. */
 struct sched_state {
 	int policy;		/* sched_getscheduler(), with RESET_ON_FORK */
@@ -277,43 +330,97 @@ static const char *policy_str(int policy)
 	return buf;
 }
 
-/*
- * Is @tid real-time with @policy and @prio? A boost may set
- * reset-on-fork, so that the thread's children start unboosted: that flag
- * is not compared.
- */
-static bool __thread_rt_is(pid_t tid, int policy, int prio, bool quiet)
-{
-	struct sched_state s;
 
-	if (!sched_state_get(tid, &s))
+/*
+ * The scheduler's side of thread @tid's boost, from /proc/TID/sched:
+ * boost.on, boost.served_ns (ms there, ns here), boost.nr_cut.
+ */
+struct boost_sched {
+	long long on;
+	uint64_t served_ns;
+	long long nr_cut;
+};
+
+static bool boost_sched_get(pid_t tid, struct boost_sched *b)
+{
+	static char buf[8192];
+	long long ms, frac;
+	char path[64], *p;
+	int r, found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", tid);
+	r = read_file(path, buf, sizeof(buf) - 1);
+	if (r < 0) {
+		diag("%s: %s", path, err_str(r));
 		return false;
-	if ((s.policy & ~SCHED_RESET_ON_FORK) == policy && s.prio == prio)
+	}
+	buf[r] = 0;
+	p = strstr(buf, "boost.on ");
+	if (p && sscanf(strchr(p, ':') + 1, "%lld", &b->on) == 1)
+		found++;
+	p = strstr(buf, "boost.served_ns ");
+	if (p && sscanf(strchr(p, ':') + 1, "%lld.%lld", &ms, &frac) == 2) {
+		b->served_ns = ms * 1000000ULL + frac;
+		found++;
+	}
+	p = strstr(buf, "boost.nr_cut ");
+	if (p && sscanf(strchr(p, ':') + 1, "%lld", &b->nr_cut) == 1)
+		found++;
+	if (found == 3)
 		return true;
-	if (!quiet)
-		diag("thread %d is %s prio %d nice %d, expected %s prio %d",
-		     tid, policy_str(s.policy), s.prio, s.nice,
-		     policy_str(policy), prio);
+	diag("%s has no boost.on, boost.served_ns and boost.nr_cut (CONFIG_SCHED_DEBUG, the boost server)",
+	     path);
 	return false;
 }
 
-static bool thread_rt_is(pid_t tid, int policy, int prio)
+/* Thread @tid's CPU time, se.sum_exec_runtime of /proc/TID/sched, in ns. */
+static uint64_t thread_runtime_ns(pid_t tid)
 {
-	return __thread_rt_is(tid, policy, prio, false);
+	static char buf[8192];
+	long long ms, frac;
+	char path[64], *p;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", tid);
+	r = read_file(path, buf, sizeof(buf) - 1);
+	if (r < 0)
+		return 0;
+	buf[r] = 0;
+	p = strstr(buf, "se.sum_exec_runtime ");
+	if (!p || sscanf(strchr(p, ':') + 1, "%lld.%lld", &ms, &frac) != 2)
+		return 0;
+	return ms * 1000000ULL + frac;
 }
 
-/* Is @tid exactly SCHED_OTHER (without reset-on-fork) with @nice? */
+/* Is @tid's boost flag @on? */
+static bool thread_boost_is(pid_t tid, bool on)
+{
+	struct boost_sched b;
+
+	if (!boost_sched_get(tid, &b))
+		return false;
+	if (b.on == on)
+		return true;
+	diag("thread %d: boost.on %lld, expected %d", tid, b.on, on);
+	return false;
+}
+
+/*
+ * Is @tid exactly SCHED_OTHER (without reset-on-fork) with @nice, and not
+ * boosted by the scheduler?
+ */
 static bool __thread_normal_is(pid_t tid, int nice, bool quiet)
 {
 	struct sched_state s;
+	struct boost_sched b;
 
-	if (!sched_state_get(tid, &s))
+	if (!sched_state_get(tid, &s) || !boost_sched_get(tid, &b))
 		return false;
-	if (s.policy == SCHED_OTHER && s.prio == 0 && s.nice == nice)
+	if (s.policy == SCHED_OTHER && s.prio == 0 && s.nice == nice && !b.on)
 		return true;
 	if (!quiet)
-		diag("thread %d is %s prio %d nice %d, expected SCHED_OTHER nice %d",
-		     tid, policy_str(s.policy), s.prio, s.nice, nice);
+		diag("thread %d is %s prio %d nice %d boost.on %lld, expected SCHED_OTHER nice %d, not boosted",
+		     tid, policy_str(s.policy), s.prio, s.nice, b.on, nice);
 	return false;
 }
 
@@ -323,24 +430,27 @@ static bool thread_normal_is(pid_t tid, int nice)
 }
 
 /*
- * Does @vcpu hold a boost, paused while its thread @tid is out of KVM_RUN?
- * The area says BOOSTED, and the thread has its own policy, SCHED_OTHER:
- * KVM applies a boost only while it runs the vCPU (boost_test_in_guest()
- * sees it applied there), so that the VMM never runs boosted, where
- * nothing would hold the bounds.
+ * Does @vcpu hold a boost, not in effect while its thread @tid is out of
+ * KVM_RUN? The area says BOOSTED, the scheduler has no boost for the
+ * thread, and the thread's policy is SCHED_OTHER: a boost changes no
+ * policy, and is in effect only while KVM runs the vCPU
+ * (boost_test_in_guest() sees it there).
  */
 static bool thread_boosted(struct kvm_vcpu *vcpu, pid_t tid)
 {
 	uint32_t host_flags = boost_area(vcpu->vm)->host_flags;
 	struct sched_state s;
+	struct boost_sched b;
 
-	if (!sched_state_get(tid, &s))
+	if (!sched_state_get(tid, &s) || !boost_sched_get(tid, &b))
 		return false;
-	if ((host_flags & PVSCHED_HOST_BOOSTED) && s.policy == SCHED_OTHER &&
-	    s.prio == 0)
+	if ((host_flags & PVSCHED_HOST_BOOSTED) && !b.on &&
+	    (s.policy & ~SCHED_RESET_ON_FORK) != SCHED_FIFO &&
+	    (s.policy & ~SCHED_RESET_ON_FORK) != SCHED_RR &&
+	    (s.policy & ~SCHED_RESET_ON_FORK) != SCHED_DEADLINE)
 		return true;
-	diag("area host_flags %#x, thread %d %s prio %d: expected BOOSTED, paused (SCHED_OTHER) out of KVM_RUN",
-	     host_flags, tid, policy_str(s.policy), s.prio);
+	diag("area host_flags %#x, thread %d %s prio %d boost.on %lld: expected BOOSTED, no boost out of KVM_RUN, not real-time",
+	     host_flags, tid, policy_str(s.policy), s.prio, b.on);
 	return false;
 }
 
@@ -416,26 +526,28 @@ static bool sysctl_refuses(const char *path, const long *bad, int nr,
 	return ok;
 }
 
-/* Set the three sysctls; false (and a diag) if one does not take. */
-static bool boost_sysctls_set(long prio, long max_us, long share)
+/* Set both sysctls; false (and a diag) if one does not take. */
+static bool boost_sysctls_set(long runtime, long period)
 {
-	static const char *const paths[] = {
-		SYSCTL_BOOST_PRIO, SYSCTL_BOOST_MAX_US, SYSCTL_BOOST_SHARE,
-	};
-	long vals[] = { prio, max_us, share };
 	bool ok = true;
-	size_t i;
 	int r;
 
-	for (i = 0; i < ARRAY_SIZE(paths); i++) {
-		r = sysctl_set(paths[i], vals[i]);
-		if (r || sysctl_get(paths[i]) != vals[i]) {
-			diag("%s: writing %ld: %s, value now %ld", paths[i],
-			     vals[i], err_str(r), sysctl_get(paths[i]));
-			ok = false;
-		}
+	/* Lower the runtime first: it may not exceed the period. */
+	if (runtime > sysctl_get(SYSCTL_RUNTIME)) {
+		r = sysctl_set(SYSCTL_PERIOD, period);
+		ok = !r && !sysctl_set(SYSCTL_RUNTIME, runtime);
+	} else {
+		r = sysctl_set(SYSCTL_RUNTIME, runtime);
+		ok = !r && !sysctl_set(SYSCTL_PERIOD, period);
 	}
-	return ok;
+	if (!ok || sysctl_get(SYSCTL_RUNTIME) != runtime ||
+	    sysctl_get(SYSCTL_PERIOD) != period) {
+		diag("sched_boost_runtime_us %ld, period %ld: now %ld, %ld",
+		     runtime, period, sysctl_get(SYSCTL_RUNTIME),
+		     sysctl_get(SYSCTL_PERIOD));
+		return false;
+	}
+	return true;
 }
 
 static int boost_load(void)
@@ -464,50 +576,38 @@ static const char *need_boost(void)
 	return NULL;
 }
 
-/* 1. The sysctls: defaults and range (root only: see the next). */
+/*
+ * 1. The boost server's sysctls: defaults and range; values that no CPU
+ * could admit fail with EBUSY; either leaves them as they were.
+ */
 static void boost_test_sysctls(struct __test_metadata *_metadata)
 {
-	static const long bad_prio[] = { 0, 100 };
-	static const long bad_share[] = { 0, 100 };
-	static const long bad_max_us[] = { 0, 49, BOOST_MAX_US_MAX + 1 };
-	static const long bad_vm[] = { 0, BOOST_VM_MAX + 1 };
-	long prio, max_us, share;
+	static const long bad_runtime[] = { 1, 99, PERIOD_DEF + 1 };
+	static const long bad_period[] = { 99, PERIOD_MAX + 1, RUNTIME_DEF - 1 };
+	long runtime, period;
+	int r;
 
-	prio = sysctl_get(SYSCTL_BOOST_PRIO);
-	max_us = sysctl_get(SYSCTL_BOOST_MAX_US);
-	share = sysctl_get(SYSCTL_BOOST_SHARE);
-	EXPECT_TRUE(prio == BOOST_PRIO_DEF && max_us == BOOST_MAX_US_DEF &&
-		    share == BOOST_SHARE_DEF)
-		TH_LOG("sysctls at their defaults: pvsched_boost_prio %ld (%d), pvsched_boost_max_us %ld (%d), pvsched_boost_share_pct %ld (%d)",
-		       prio, BOOST_PRIO_DEF, max_us, BOOST_MAX_US_DEF, share, BOOST_SHARE_DEF);
-	EXPECT_TRUE(sysctl_refuses(SYSCTL_BOOST_PRIO, bad_prio,
-				   ARRAY_SIZE(bad_prio), BOOST_PRIO_DEF))
-		TH_LOG("pvsched_boost_prio 0 and 100: EINVAL, value unchanged");
-	EXPECT_TRUE(sysctl_refuses(SYSCTL_BOOST_SHARE, bad_share,
-				   ARRAY_SIZE(bad_share), BOOST_SHARE_DEF))
-		TH_LOG("pvsched_boost_share_pct 0 and 100: EINVAL, value unchanged");
-	EXPECT_TRUE(sysctl_refuses(SYSCTL_BOOST_MAX_US, bad_max_us,
-				   ARRAY_SIZE(bad_max_us), BOOST_MAX_US_DEF))
-		TH_LOG("pvsched_boost_max_us 0, 49 and %d: EINVAL, value unchanged",
-		       BOOST_MAX_US_MAX + 1);
-	EXPECT_TRUE(sysctl_get(SYSCTL_BOOST_VM) == BOOST_VM_DEF &&
-		    sysctl_refuses(SYSCTL_BOOST_VM, bad_vm, ARRAY_SIZE(bad_vm),
-				   BOOST_VM_DEF))
-		TH_LOG("pvsched_boost_vm_pct %ld (%d); 0 and %d: EINVAL, value unchanged",
-		       sysctl_get(SYSCTL_BOOST_VM), BOOST_VM_DEF, BOOST_VM_MAX + 1);
-	EXPECT_TRUE(!sysctl_set(SYSCTL_BOOST_VM, 1) &&
-		    sysctl_get(SYSCTL_BOOST_VM) == 1 &&
-		    !sysctl_set(SYSCTL_BOOST_VM, BOOST_VM_MAX) &&
-		    sysctl_get(SYSCTL_BOOST_VM) == BOOST_VM_MAX &&
-		    !sysctl_set(SYSCTL_BOOST_VM, BOOST_VM_DEF))
-		TH_LOG("pvsched_boost_vm_pct 1 and %d are taken, the default back",
-		       BOOST_VM_MAX);
-	EXPECT_TRUE(boost_sysctls_set(99, 50, 1) &&
-		    boost_sysctls_set(1, BOOST_MAX_US_MAX, 99) &&
-		    boost_sysctls_set(BOOST_PRIO_DEF, BOOST_MAX_US_DEF,
-				      BOOST_SHARE_DEF))
-		TH_LOG("the range limits (prio 1 and 99, max_us 50 and %d, share 1 and 99) are taken, the defaults back",
-		       BOOST_MAX_US_MAX);
+	runtime = sysctl_get(SYSCTL_RUNTIME);
+	period = sysctl_get(SYSCTL_PERIOD);
+	EXPECT_TRUE(runtime == RUNTIME_DEF && period == PERIOD_DEF)
+		TH_LOG("sysctls at their defaults: sched_boost_runtime_us %ld (%d), sched_boost_period_us %ld (%d)",
+		       runtime, RUNTIME_DEF, period, PERIOD_DEF);
+	EXPECT_TRUE(sysctl_refuses(SYSCTL_RUNTIME, bad_runtime,
+				   ARRAY_SIZE(bad_runtime), RUNTIME_DEF))
+		TH_LOG("sched_boost_runtime_us 1, 99 and the period plus 1: EINVAL, value unchanged");
+	EXPECT_TRUE(sysctl_refuses(SYSCTL_PERIOD, bad_period,
+				   ARRAY_SIZE(bad_period), PERIOD_DEF))
+		TH_LOG("sched_boost_period_us 99, %d and below the runtime: EINVAL, value unchanged",
+		       PERIOD_MAX + 1);
+	r = sysctl_set(SYSCTL_RUNTIME, PERIOD_DEF);
+	EXPECT_TRUE(r == -EBUSY && sysctl_get(SYSCTL_RUNTIME) == RUNTIME_DEF)
+		TH_LOG("sched_boost_runtime_us %d, all of the period, beyond the deadline limit (95%%): EBUSY (%s), value unchanged",
+		       PERIOD_DEF, err_str(r));
+	EXPECT_TRUE(boost_sysctls_set(100, PERIOD_MAX) &&
+		    boost_sysctls_set(0, PERIOD_DEF) &&
+		    boost_sysctls_set(RUNTIME_DEF, PERIOD_DEF))
+		TH_LOG("the range limits (runtime 100 of %d us, runtime 0) are taken, the defaults back",
+		       PERIOD_MAX);
 }
 
 /* What the unprivileged child of unpriv_run() saw. */
@@ -550,6 +650,7 @@ static int unpriv_replace(int vm, const char *name)
 	return ioctl(vm, KVM_REPLACE_PVSCHED_OPS, &ops) ? -errno : 0;
 }
 
+
 /*
  * The child: the sysctl writes, then on a new VM REPLACE @boost (a driver
  * with PVSCHED_OPS_BOOST), GET, REPLACE @open_drv (one without),
@@ -564,12 +665,9 @@ static void __noreturn unpriv_child(int fd, const char *boost,
 
 	failed = unpriv_drop(&res.caps);
 	if (!failed) {
-		res.sysctl_write[0] = write_file(SYSCTL_BOOST_PRIO, "2\n", 2, -1);
-		res.sysctl_write[1] = write_file(SYSCTL_BOOST_MAX_US, "100\n",
-						 4, -1);
-		res.sysctl_write[2] = write_file(SYSCTL_BOOST_SHARE, "2\n", 2,
+		res.sysctl_write[0] = write_file(SYSCTL_RUNTIME, "100\n", 4,
 						 -1);
-		res.sysctl_write[3] = write_file(SYSCTL_BOOST_VM, "2\n", 2, -1);
+		res.sysctl_write[1] = write_file(SYSCTL_PERIOD, "200\n", 4, -1);
 		kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 		if (kvm < 0)
 			failed = "open /dev/kvm";
@@ -683,15 +781,11 @@ static void boost_test_unprivileged(struct __test_metadata *_metadata)
 
 	ran = unpriv_run(BOOST_DRV, COUNT_DRV, &res);
 	EXPECT_TRUE(ran && res.sysctl_write[0] == -EACCES &&
-		    res.sysctl_write[1] == -EACCES && res.sysctl_write[2] == -EACCES &&
-		    res.sysctl_write[3] == -EACCES &&
-		    sysctl_get(SYSCTL_BOOST_PRIO) == BOOST_PRIO_DEF &&
-		    sysctl_get(SYSCTL_BOOST_MAX_US) == BOOST_MAX_US_DEF &&
-		    sysctl_get(SYSCTL_BOOST_SHARE) == BOOST_SHARE_DEF &&
-		    sysctl_get(SYSCTL_BOOST_VM) == BOOST_VM_DEF)
-		TH_LOG("uid 65534 cannot write the sysctls (%s, %s, %s, %s), they keep their values",
-		       err_str(res.sysctl_write[0]), err_str(res.sysctl_write[1]), err_str(res.sysctl_write[2]),
-		       err_str(res.sysctl_write[3]));
+		    res.sysctl_write[1] == -EACCES &&
+		    sysctl_get(SYSCTL_RUNTIME) == RUNTIME_DEF &&
+		    sysctl_get(SYSCTL_PERIOD) == PERIOD_DEF)
+		TH_LOG("uid 65534 cannot write the sysctls (%s, %s), they keep their values",
+		       err_str(res.sysctl_write[0]), err_str(res.sysctl_write[1]));
 	unpriv_check_replace(_metadata, ran, &res, BOOST_DRV, COUNT_DRV);
 }
 
@@ -706,7 +800,7 @@ static const char *tracefs_dir(void)
 }
 
 static const char *const boost_events[] = {
-	"pvsched_boost", "pvsched_unboost", "pvsched_throttle",
+	"pvsched_boost", "pvsched_unboost",
 };
 
 /* Enable or disable the boost events; false if one cannot be. */
@@ -778,10 +872,10 @@ static void diag_trace(const char *dir)
  * make one pvsched_boost and one pvsched_unboost (reason=driver) event.
  */
 static void boost_test_trace(struct __test_metadata *_metadata,
-			struct worker *w, struct kvm_vcpu *vcpu)
+			     struct worker *w, struct kvm_vcpu *vcpu)
 {
 	const char *dir = tracefs_dir();
-	int nb = -1, nu = -1, nd = -1, nt = -1;
+	int nb = -1, nu = -1, nd = -1;
 	bool there = dir, ran;
 	char path[256];
 	size_t i;
@@ -795,8 +889,8 @@ static void boost_test_trace(struct __test_metadata *_metadata,
 		}
 	}
 	EXPECT_TRUE(there)
-		TH_LOG("tracefs (%s) has events/pvsched/{%s,%s,%s}",
-		       dir ?: "not mounted", boost_events[0], boost_events[1], boost_events[2]);
+		TH_LOG("tracefs (%s) has events/pvsched/{%s,%s}",
+		       dir ?: "not mounted", boost_events[0], boost_events[1]);
 	if (!there)
 		return;
 
@@ -809,324 +903,20 @@ static void boost_test_trace(struct __test_metadata *_metadata,
 		nb = trace_count(dir, " pvsched_boost: ");
 		nu = trace_count(dir, " pvsched_unboost: ");
 		nd = trace_count(dir, "reason=driver");
-		nt = trace_count(dir, " pvsched_throttle: ");
 	}
 	EXPECT_TRUE(ran && nb == 1)
 		TH_LOG("one boost with the events enabled: one pvsched_boost event (%d)",
 		       nb);
-	EXPECT_TRUE(ran && nu == 1 && nd == 1 && !nt)
-		TH_LOG("one unboost: one pvsched_unboost event (%d), reason=driver (%d); no pvsched_throttle (%d)",
-		       nu, nd, nt);
-	if (nb != 1 || nu != 1 || nd != 1 || nt)
+	EXPECT_TRUE(ran && nu == 1 && nd == 1)
+		TH_LOG("one unboost: one pvsched_unboost event (%d), reason=driver (%d)",
+		       nu, nd);
+	if (nb != 1 || nu != 1 || nd != 1)
 		diag_trace(dir);
 }
 
 /*
- * Under max_us @max_us and share_pct @share, the guest raises its flag and
- * exits, then spins boosted until it is throttled and writes @after to
- * guest_flags before it exits.
- */
-static bool boost_until_throttled(struct worker *w, struct kvm_vcpu *vcpu,
-				  long max_us, long share, uint32_t after)
-{
-	return boost_sysctls_set(BOOST_PRIO, max_us, share) &&
-	       boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-	       boost_run_wait(w, vcpu, PVSCHED_GUEST_BOOST, 0,
-			      PVSCHED_HOST_THROTTLED, after);
-}
-
-/*
- * max_us: a guest that spins boosted is throttled, whatever it asks, and
- * gets its policy back. Two checks; leaves max_us at BOOST_THROTTLE_US.
- */
-static bool boost_check_max_us(struct __test_metadata *_metadata,
-			struct worker *w, struct kvm_vcpu *vcpu)
-{
-	struct boost_area *a = boost_area(vcpu->vm);
-	struct boost_mbox *mb = boost_mbox(vcpu->vm);
-	uint32_t boosts, throttles, unboosts, seen;
-	uint64_t boosted_ns;
-	bool ok;
-
-	boosts = a->boosts;
-	throttles = a->throttles;
-	unboosts = a->unboosts;
-	boosted_ns = a->boosted_ns;
-	ok = boost_until_throttled(w, vcpu, BOOST_THROTTLE_US, BOOST_SHARE_DEF,
-				   0);
-	seen = mb->seen;
-	EXPECT_TRUE(ok && (seen & PVSCHED_HOST_THROTTLED) &&
-		    a->throttles - throttles >= 1)
-		TH_LOG("max_us %d: a boosted guest that spins is throttled, it sees THROTTLED (host_flags %#x, throttles +%u)",
-		       BOOST_THROTTLE_US, seen, a->throttles - throttles);
-	EXPECT_TRUE(ok && thread_normal_is(w->tid, BOOST_NICE) &&
-		    !(a->host_flags & PVSCHED_HOST_BOOSTED) &&
-		    a->boosts - boosts == a->throttles - throttles +
-		    (a->unboosts - unboosts) &&
-		    a->boosted_ns - boosted_ns >=
-		    (uint64_t)(a->throttles - throttles) * BOOST_THROTTLE_US * 1000)
-		TH_LOG("the throttle restored SCHED_OTHER nice %d; not BOOSTED; each boost ended; boosted_ns +%llu >= %u x %d us",
-		       BOOST_NICE, (unsigned long long)(a->boosted_ns - boosted_ns), a->throttles - throttles, BOOST_THROTTLE_US);
-	if (!ok)
-		diag_area(vcpu->vm);
-	return ok;
-}
-
-/*
- * Run @vcpu on @w with the flag up, every 20 ms, until it is boosted (a
- * throttle paid back), for up to BOOST_PAYBACK_SECONDS.
- */
-static bool boost_until_boosted(struct worker *w, struct kvm_vcpu *vcpu)
-{
-	double t = now();
-
-	do {
-		if (!boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0))
-			return false;
-		if (boost_area(vcpu->vm)->host_flags & PVSCHED_HOST_BOOSTED)
-			return true;
-		usleep(20 * 1000);
-	} while (now() - t < BOOST_PAYBACK_SECONDS);
-	diag_area(vcpu->vm);
-	return false;
-}
-
-/*
- * The events that tell where a boost's time went, for a measurement over
- * its bound: the boost and its end, the bound's timer, what ran on the
- * CPUs and the vCPU's exits.
- */
-static const char *const bound_events[] = {
-	"pvsched/pvsched_boost", "pvsched/pvsched_unboost",
-	"pvsched/pvsched_throttle", "timer/hrtimer_start",
-	"timer/hrtimer_expire_entry", "timer/hrtimer_cancel",
-	"sched/sched_switch", "sched/sched_wakeup", "kvm/kvm_exit",
-	"kvm/kvm_entry", "irq_vectors/local_timer_entry",
-	"irq_vectors/reschedule_entry",
-};
-
-static void bound_events_enable(const char *dir, bool on)
-{
-	char path[256];
-	size_t i;
-
-	for (i = 0; dir && i < ARRAY_SIZE(bound_events); i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/enable", dir,
-			 bound_events[i]);
-		if (path_exists(path))
-			write_file(path, on ? "1\n" : "0\n", 2, -1);
-	}
-}
-
-/* The trace buffer, line by line, as diagnostics: its first 400 lines. */
-static void diag_trace_lines(const char *dir)
-{
-	static char buf[4 << 20];
-	char path[256], *line, *save;
-	int r, n = 0;
-
-	snprintf(path, sizeof(path), "%s/trace", dir);
-	r = read_file(path, buf, sizeof(buf) - 1);
-	if (r < 0)
-		return;
-	buf[r] = 0;
-	for (line = strtok_r(buf, "\n", &save); line && n < 400;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '#')
-			continue;
-		diag("trace: %s", line);
-		n++;
-	}
-}
-
-/*
- * How long a boost ran before its throttle, measured: under max_us @max_us
- * and share_pct @share, from a new window with nothing to pay back, the
- * guest spins boosted until it is throttled, then drops its flag. The CPU
- * time it ran boosted, in us, in @run_us; false if it was not throttled
- * once. @limit_us: over it, the trace of the run is shown.
- */
-static bool boost_measure(struct worker *w, struct kvm_vcpu *vcpu,
-			  long max_us, long share, uint64_t limit_us,
-			  uint64_t *run_us)
-{
-	struct boost_area *a = boost_area(vcpu->vm);
-	const char *dir = tracefs_dir();
-	uint64_t boosted_ns;
-	uint32_t boosts;
-	double t;
-	bool ok;
-
-	if (dir) {
-		bound_events_enable(dir, true);
-		trace_clear(dir);
-	}
-	boosts = a->boosts;
-	boosted_ns = a->boosted_ns;
-	t = now();
-	ok = boost_until_throttled(w, vcpu, max_us, share, 0) &&
-	     a->boosts - boosts == 1;
-	t = now() - t;
-	*run_us = (a->boosted_ns - boosted_ns) / 1000;
-	if (dir)
-		bound_events_enable(dir, false);
-	diag("max_us %ld, share_pct %ld: throttled after %llu us boosted (boosts +%u) in %.1f ms",
-	     max_us, share, (unsigned long long)*run_us, a->boosts - boosts,
-	     t * 1000);
-	if (dir && *run_us > limit_us)
-		diag_trace_lines(dir);
-	ok = boost_run(w, vcpu, 0, 0) && ok;
-	/* Pay back the run, and start a new window, before the next. */
-	usleep(*run_us * (100 - share) / share + 200 * 1000);
-	return ok;
-}
-
-/*
- * 5b. The bounds' sizes: a throttle at max_us comes after max_us and no
- * later than max_us plus one tick (CONFIG_HZ 250) of boosted CPU time
- * (boosted_ns counts all of it, ran_ns what the payback left), and one at share_pct
- * 1 after its budget, 1 ms of a 100 ms window, not 10 times that, nor
- * less than 90% of it. Measured once each: ci/check.sh runs this program
- * in a VM whose clocks count QEMU's instructions (-icount), where a
- * thread's CPU time is what it ran. In a VM on the host's real time, time
- * in which QEMU did not run the vCPU's CPU (the host loaded) is charged
- * to the thread that was current: such a VM saw 13.5 ms "boosted" under
- * max_us 200 us, with no event in the guest for the 9 ms before the
- * bound's timer expired, and 89 ms under a 1 ms budget.
- */
-static void boost_test_bound_sizes(struct __test_metadata *_metadata,
-				   struct worker *w, struct kvm_vcpu *vcpu)
-{
-	uint64_t run_us = 0, limit;
-	bool ok;
-
-	limit = BOOST_THROTTLE_US + BOOST_TICK_US;
-	ok = boost_measure(w, vcpu, BOOST_THROTTLE_US, BOOST_SHARE_DEF, limit,
-			   &run_us);
-	EXPECT_TRUE(ok && run_us >= BOOST_THROTTLE_US && run_us <= limit)
-		TH_LOG("max_us %d: a boost throttled after max_us, at most 1 tick more (%llu us): %llu us",
-		       BOOST_THROTTLE_US, (unsigned long long)limit,
-		       (unsigned long long)run_us);
-	limit = BOOST_BUDGET_US + BOOST_TICK_US;
-	ok = boost_measure(w, vcpu, BOOST_MAX_US_MAX, 1, limit, &run_us);
-	EXPECT_TRUE(ok && run_us >= BOOST_BUDGET_US * 9 / 10 && run_us <= limit)
-		TH_LOG("share_pct 1: a boost throttled after its budget of %d us, at least 90%% of it, up to 1 tick more: %llu us",
-		       BOOST_BUDGET_US, (unsigned long long)run_us);
-	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
-				      BOOST_SHARE_WIDE) &&
-		    boost_until_boosted(w, vcpu) && boost_run(w, vcpu, 0, 0) &&
-		    thread_normal_is(w->tid, BOOST_NICE))
-		TH_LOG("the widest bounds; paid back, boosted, then unboosted: SCHED_OTHER nice %d",
-		       BOOST_NICE);
-}
-
-/* 5. The bounds: max_us, then share_pct and its payback. */
-static void boost_test_throttle(struct __test_metadata *_metadata,
-			struct worker *w, struct kvm_vcpu *vcpu)
-{
-	struct boost_area *a = boost_area(vcpu->vm);
-	struct boost_mbox *mb = boost_mbox(vcpu->vm);
-	uint32_t boosts, throttles, seen;
-	uint64_t boosted_ns, run_us;
-	double t, waited;
-	bool ok, again;
-
-	/* max_us: a guest that spins boosted is throttled, whatever it asks. */
-	ok = boost_check_max_us(_metadata, w, vcpu);
-
-	/*
-	 * share_pct 1: a budget of 1 ms of boost per 100 ms window, then a
-	 * payback of 99 times what the boost ran; max_us out of the way.
-	 * The guest keeps its flag up: it is boosted again once paid back.
-	 */
-	usleep(300 * 1000);	/* a new window, nothing left to pay back */
-	boosts = a->boosts;
-	throttles = a->throttles;
-	boosted_ns = a->boosted_ns;
-	ok = boost_until_throttled(w, vcpu, BOOST_MAX_US_MAX, 1,
-				   PVSCHED_GUEST_BOOST);
-	t = now();
-	seen = mb->seen;
-	EXPECT_TRUE(ok && (seen & PVSCHED_HOST_THROTTLED) &&
-		    thread_normal_is(w->tid, BOOST_NICE) &&
-		    a->host_flags == PVSCHED_HOST_THROTTLED &&
-		    a->boosts - boosts == 1 && a->throttles - throttles == 1)
-		TH_LOG("share_pct 1: throttled after its budget, the guest sees THROTTLED (%#x); at its next exit, flag still up, it is not boosted: SCHED_OTHER nice %d, host_flags %#x (THROTTLED)",
-		       seen, BOOST_NICE, a->host_flags);
-	if (!ok || a->host_flags != PVSCHED_HOST_THROTTLED)
-		diag_area(vcpu->vm);
-
-	/*
-	 * The payback was set at the throttle; a wide share now keeps the
-	 * next boost from being throttled again before it is seen.
-	 */
-	ok = boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE);
-	again = false;
-	do {
-		usleep(20 * 1000);
-		if (!boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0))
-			break;
-		again = a->host_flags & PVSCHED_HOST_BOOSTED;
-	} while (!again && now() - t < BOOST_PAYBACK_SECONDS);
-	waited = now() - t;
-	EXPECT_TRUE(ok && again && thread_boosted(vcpu, w->tid) &&
-		    a->host_flags == PVSCHED_HOST_BOOSTED &&
-		    a->boosts - boosts == 2 && a->throttles - throttles == 1)
-		TH_LOG("paid back: boosted again after %.0f ms, host_flags %#x (BOOSTED only)",
-		       waited * 1000, a->host_flags);
-	if (!again)
-		diag_area(vcpu->vm);
-	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
-		    thread_normal_is(w->tid, BOOST_NICE))
-		TH_LOG("the guest drops its flag: SCHED_OTHER nice %d",
-		       BOOST_NICE);
-
-	/*
-	 * The payback, measured: share_pct 1, a throttle at max_us (far
-	 * from the window's budget), then the flag up every millisecond.
-	 * The next boost may come (100 - 1) / 1 = 99 times the throttled
-	 * run after the throttle, not before (a payback of 1x would).
-	 */
-	usleep(300 * 1000);
-	boosted_ns = a->boosted_ns;
-	ok = boost_until_throttled(w, vcpu, BOOST_THROTTLE_US, 1,
-				   PVSCHED_GUEST_BOOST);
-	t = now();
-	run_us = (a->boosted_ns - boosted_ns) / 1000;
-	boosts = a->boosts;
-	throttles = a->throttles;
-	again = false;
-	/*
-	 * A new boost, not BOOSTED at KVM_RUN's return: on the debug kernel
-	 * the exit itself can outrun max_us and throttle it again.
-	 */
-	while (ok && !again && now() - t < BOOST_PAYBACK_SECONDS) {
-		usleep(1000);
-		if (!boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0))
-			break;
-		again = a->boosts != boosts;
-	}
-	waited = now() - t;
-	diag("share_pct 1, max_us %d: throttled after %llu us boosted, boosted again after %.1f ms (payback %.1f ms; meanwhile boosts +%u, throttles +%u)",
-	     BOOST_THROTTLE_US, (unsigned long long)run_us, waited * 1000,
-	     run_us * 99 / 1000.0, a->boosts - boosts,
-	     a->throttles - throttles);
-	EXPECT_TRUE(ok && again && waited * 1e6 >= run_us * 99 * 0.9 &&
-		    waited < 1.0 + run_us * 99 / 1e6)
-		TH_LOG("the payback: boosted again after 99 times the throttled run (10%% to spare), within a second more: %.1f ms for %llu us",
-		       waited * 1000, (unsigned long long)run_us);
-	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
-				      BOOST_SHARE_WIDE) &&
-		    boost_run(w, vcpu, 0, 0) &&
-		    thread_normal_is(w->tid, BOOST_NICE))
-		TH_LOG("the widest bounds, the flag down: SCHED_OTHER nice %d",
-		       BOOST_NICE);
-}
-
-/*
- * The flag up, an OUT: @w's thread is boosted before KVM_RUN returns; the
- * flag down: back to the policy and nice from before the boost. The area
- * counts one boost and one unboost.
+ * 3., 4. The flag up, then down: BOOSTED and counted, the thread's policy
+ * and nice value as they were, no boost out of KVM_RUN.
  */
 static void boost_test_up_down(struct __test_metadata *_metadata,
 			       struct worker *w, struct kvm_vcpu *vcpu)
@@ -1140,73 +930,21 @@ static void boost_test_up_down(struct __test_metadata *_metadata,
 		       BOOST_NICE);
 	EXPECT_TRUE(boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
 		    thread_boosted(vcpu, w->tid))
-		TH_LOG("the guest raises BOOST and exits: when KVM_RUN returns, the thread is SCHED_FIFO prio %d (pvsched_boost_prio)",
-		       BOOST_PRIO);
-	diag("boosted, paused out of KVM_RUN: sched_getscheduler() is %s",
-	     policy_str(sched_getscheduler(w->tid)));
+		TH_LOG("the guest raises BOOST and exits: BOOSTED; when KVM_RUN returns the thread has no boost, and is SCHED_OTHER");
 	EXPECT_TRUE(a->host_flags == PVSCHED_HOST_BOOSTED && a->boosts == 1 &&
 		    !a->throttles && !a->unboosts)
 		TH_LOG("host_flags BOOSTED (%#x), boosts 1 (%u), throttles 0, unboosts 0",
 		       a->host_flags, a->boosts);
-
-	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
+	EXPECT_TRUE(boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    boost_run(w, vcpu, 0, 0) &&
 		    thread_normal_is(w->tid, BOOST_NICE))
-		TH_LOG("the guest drops BOOST and exits: SCHED_OTHER nice %d again",
+		TH_LOG("a KVM_RUN with the boost in effect, then the guest drops BOOST and exits: SCHED_OTHER nice %d, no boost",
 		       BOOST_NICE);
-	EXPECT_TRUE(!a->host_flags && a->unboosts == 1 && a->boosts == 1 &&
-		    !a->throttles && a->boosted_ns > 0)
-		TH_LOG("host_flags 0 (%#x), unboosts 1 (%u), boosted_ns %llu > 0",
-		       a->host_flags, a->unboosts,
-		       (unsigned long long)a->boosted_ns);
+	EXPECT_TRUE(!a->host_flags && a->unboosts == 1 && a->boosts == 1)
+		TH_LOG("host_flags 0 (%#x), unboosts 1 (%u), boosts 1 (%u)",
+		       a->host_flags, a->unboosts, a->boosts);
 	if (a->unboosts != 1)
 		diag_area(vcpu->vm);
-}
-
-/*
- * 9. A thread an administrator made real-time, batch or idle is not the
- * boost's.
- */
-static void boost_test_admin(struct __test_metadata *_metadata,
-			struct worker *w, struct kvm_vcpu *vcpu)
-{
-	static const int policies[] = { SCHED_BATCH, SCHED_IDLE };
-	struct boost_area *a = boost_area(vcpu->vm);
-	uint32_t boosts = a->boosts;
-	size_t i;
-
-	EXPECT_TRUE(thread_set_policy(w->tid, SCHED_FIFO, BOOST_ADMIN_PRIO) &&
-		    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_rt_is(w->tid, SCHED_FIFO, BOOST_ADMIN_PRIO) &&
-		    a->boosts == boosts && !(a->host_flags & PVSCHED_HOST_BOOSTED))
-		TH_LOG("a thread set SCHED_FIFO %d by the admin: the guest's flag leaves it alone, boosts stays %u (%u)",
-		       BOOST_ADMIN_PRIO, boosts, a->boosts);
-	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
-		    thread_set_policy(w->tid, SCHED_OTHER, 0) &&
-		    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(vcpu, w->tid) &&
-		    thread_set_policy(w->tid, SCHED_RR, BOOST_ADMIN_PRIO) &&
-		    boost_run(w, vcpu, 0, 0) &&
-		    thread_rt_is(w->tid, SCHED_RR, BOOST_ADMIN_PRIO) &&
-		    thread_set_policy(w->tid, SCHED_OTHER, 0) &&
-		    thread_normal_is(w->tid, BOOST_NICE))
-		TH_LOG("boosted, then made SCHED_RR %d by the admin: the unboost leaves it SCHED_RR",
-		       BOOST_ADMIN_PRIO);
-
-	/* What the administrator made batch or idle work stays so. */
-	boosts = a->boosts;
-	for (i = 0; i < ARRAY_SIZE(policies); i++)
-		EXPECT_TRUE(thread_set_policy(w->tid, policies[i], 0) &&
-			    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-			    thread_policy_is(w->tid, policies[i]) &&
-			    a->boosts == boosts &&
-			    !(a->host_flags & PVSCHED_HOST_BOOSTED))
-			TH_LOG("a %s thread: the guest's flag leaves it so, boosts stays %u (%u), host_flags %#x",
-			       policy_str(policies[i]), boosts, a->boosts,
-			       a->host_flags);
-	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
-		    thread_set_policy(w->tid, SCHED_OTHER, 0) &&
-		    thread_normal_is(w->tid, BOOST_NICE))
-		TH_LOG("the flag down, SCHED_OTHER nice %d again", BOOST_NICE);
 }
 
 /* 10. What the guest writes is a hint: garbage boosts nothing. */
@@ -1251,17 +989,6 @@ static void boost_test_garbage(struct __test_metadata *_metadata,
 		TH_LOG("guest_prio 50 without the flag (an RT task in the guest): boosted; 99: still; 0: unboosted");
 }
 
-/*
- * 3.-11. The boost of one vCPU, run by worker threads; the main thread
- * looks at their scheduling state while they wait between KVM_RUNs.
- *
- * Under QEMU TCG the CPU time of a thread counts the other emulated CPU's
- * turns and the host's own preemptions too: with the default bounds a
- * boost may be throttled between two KVM_RUNs of a check that is not
- * about the bounds. So, but for the throttle checks, max_us is at its
- * maximum and share_pct at 99; pvsched_boost_prio is BOOST_PRIO, not the
- * default, so that the boost's priority is seen to be the sysctl's.
- */
 /* Pin thread @tid to @cpu, or let it run anywhere if @cpu < 0. */
 static bool thread_pin(pid_t tid, int cpu)
 {
@@ -1277,151 +1004,234 @@ static bool thread_pin(pid_t tid, int cpu)
 	return !sched_setaffinity(tid, sizeof(set), &set);
 }
 
-/* Enable or disable hrtimer_expire_entry; false if it cannot be. */
-static bool timer_event_enable(const char *dir, bool on)
-{
-	char path[256];
-	int r;
+/* What a sampler thread saw of a vCPU thread while its guest spun. */
+struct spin_samples {
+	unsigned int on, off;		/* boost.on 1 / 0 */
+	unsigned int states;		/* samples of the policy and nice */
+	unsigned int rt;		/* ... real-time or deadline */
+	unsigned int nice_ok;		/* samples with the nice expected */
+	uint64_t served_ns;		/* boost.served_ns, last minus first */
+	long long nr_cut;		/* boost.nr_cut, last minus first */
+};
 
-	snprintf(path, sizeof(path), "%s/events/" TIMER_EVENT "/enable", dir);
-	r = write_file(path, on ? "1\n" : "0\n", 2, -1);
-	if (r == 2)
-		return true;
-	diag("%s: %s", path, err_str(r));
-	return false;
+/*
+ * While @w's guest spins (spin_start()), sample its thread every 2 ms for
+ * @ms on this thread, pinned to CPU 0, the vCPU thread on CPU 1; then end
+ * the spin. False if the spin did not end as it should.
+ */
+static bool spin_sample(struct worker *w, struct kvm_vcpu *vcpu, int ms,
+			int nice, struct spin_samples *ss)
+{
+	struct boost_sched b0 = {}, b;
+	struct sched_state st;
+	bool first = true, ok;
+	double t;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!thread_pin(w->tid, 1) || !pin_to_cpu(0))
+		diag("pinning: %s", strerror(errno));
+	/* The worker's KVM_RUN under way, and in the guest. */
+	usleep(20 * 1000);
+	t = now();
+	while (now() - t < ms / 1000.0) {
+		if (boost_sched_get(w->tid, &b)) {
+			if (first)
+				b0 = b;
+			first = false;
+			if (b.on)
+				ss->on++;
+			else
+				ss->off++;
+			ss->served_ns = b.served_ns - b0.served_ns;
+			ss->nr_cut = b.nr_cut - b0.nr_cut;
+		}
+		if (sched_state_get(w->tid, &st)) {
+			int p = st.policy & ~SCHED_RESET_ON_FORK;
+
+			ss->states++;
+			if (p == SCHED_FIFO || p == SCHED_RR ||
+			    p == SCHED_DEADLINE)
+				ss->rt++;
+			if (st.nice == nice)
+				ss->nice_ok++;
+		}
+		usleep(2000);
+	}
+	ok = spin_release(w, vcpu);
+	thread_pin(w->tid, -1);
+	unpin();
+	/* "Served nothing" must come from samples, not from none. */
+	if (first) {
+		diag("no boost state read from /proc/%d/task/%d/sched", w->tid,
+		     w->tid);
+		ok = false;
+	}
+	return ok;
 }
 
 /*
- * 13. Applied in guest mode, paused outside: a guest that spins boosted
- * until it is throttled, at max_us BOOST_SPIN_US, runs SCHED_FIFO at
- * pvsched_boost_prio meanwhile, as this thread sees it; the throttle comes
- * from the vCPU's boost timer (the trace's hrtimer_expire_entry, the
- * positive control of boost_test_outside_run()); when KVM_RUN returns,
- * the thread has its own policy.
+ * 13. In effect in guest mode, and nothing else of the thread changes: a
+ * guest that raises its flag and spins has its thread boosted (boost.on)
+ * in every sample, run by the boost server (served_ns grows), its policy
+ * SCHED_OTHER and its nice value as they were in every sample; when
+ * KVM_RUN returns, no boost.
  */
 static void boost_test_in_guest(struct __test_metadata *_metadata,
 				struct worker *w, struct kvm_vcpu *vcpu)
 {
-	struct boost_mbox *mb = boost_mbox(vcpu->vm);
-	unsigned int fifo = 0, other = 0;
-	const char *dir = tracefs_dir();
-	struct sched_state st;
-	int nt = -1;
-	bool ok, ran;
-	double t;
+	struct boost_area *a = boost_area(vcpu->vm);
+	struct spin_samples ss;
+	uint64_t boosted_ns = a->boosted_ns;
+	bool ok;
 
-	/*
-	 * A new window: on the debug kernel the boosts of the checks before
-	 * can have used up most of this one, and the spin would be
-	 * throttled before it is seen.
-	 */
-	usleep(3 * BOOST_WINDOW_MS * 1000);
-	ok = dir && boost_sysctls_set(BOOST_PRIO, BOOST_SPIN_US,
-				      BOOST_SHARE_WIDE) &&
-	     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-	     thread_boosted(vcpu, w->tid) && timer_event_enable(dir, true) &&
-	     trace_clear(dir);
-	EXPECT_TRUE(ok)
-		TH_LOG("max_us %d, the flag up, an OUT: BOOSTED, paused out of KVM_RUN; tracefs (%s) has " TIMER_EVENT,
-		       BOOST_SPIN_US, dir ?: "not mounted");
-	if (!ok)
-		return;
+	ok = boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	spin_start(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	ok = spin_sample(w, vcpu, BOOST_SPIN_MS, BOOST_NICE, &ss) && ok;
+	diag("the spin: boost.on in %u of %u samples, served %llu us, cut %lld, nice %d in %u, real-time in %u",
+	     ss.on, ss.on + ss.off, (unsigned long long)ss.served_ns / 1000,
+	     ss.nr_cut, BOOST_NICE, ss.nice_ok, ss.rt);
+	EXPECT_TRUE(ok && ss.on >= 10 && !ss.off && ss.served_ns > 0)
+		TH_LOG("the guest spins with its flag up: boost.on in every sample (%u of %u), the boost server ran it (%llu us)",
+		       ss.on, ss.on + ss.off,
+		       (unsigned long long)ss.served_ns / 1000);
+	EXPECT_TRUE(ok && !ss.rt && ss.nice_ok == ss.on + ss.off)
+		TH_LOG("... its thread SCHED_OTHER in every sample (real-time in %u), nice %d in %u of %u",
+		       ss.rt, BOOST_NICE, ss.nice_ok, ss.on + ss.off);
+	EXPECT_TRUE(ok && thread_boosted(vcpu, w->tid) &&
+		    a->boosted_ns - boosted_ns >= ss.served_ns / 2)
+		TH_LOG("KVM_RUN returned: no boost out of it; the area counts the served time (+%llu us)",
+		       (unsigned long long)(a->boosted_ns - boosted_ns) / 1000);
+	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) && !a->host_flags)
+		TH_LOG("the flag down");
+}
 
-	/*
-	 * The sampler and the vCPU thread on different CPUs: a thread
-	 * boosted on this one would starve the sampling until its throttle.
-	 */
-	ok = thread_pin(w->tid, 1) && pin_to_cpu(0);
-	EXPECT_TRUE(ok)
-		TH_LOG("the vCPU thread pinned to CPU 1, the sampler to CPU 0: %s",
-		       strerror(errno));
-	if (!ok)
-		return;
-	boost_start_wait(w, vcpu, PVSCHED_GUEST_BOOST, 0,
-			 PVSCHED_HOST_THROTTLED, 0);
-	t = now();
-	while (READ_ONCE(w->busy) && now() - t < STUCK_SECONDS) {
-		if (sched_state_get(w->tid, &st) &&
-		    (st.policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO &&
-		    st.prio == BOOST_PRIO)
-			fifo++;
-		else
-			other++;
-		usleep(2000);
+/*
+ * 9. The administrator's choices and the VMM's own settings stand. A
+ * thread made SCHED_FIFO by the administrator while boosted stays so; a
+ * SCHED_BATCH or SCHED_IDLE thread is not run by the boost server
+ * (EXCLUDED, no served time) while its guest spins with the flag up; a
+ * renice and a custom slice made during a boost stay.
+ */
+static void boost_test_admin(struct __test_metadata *_metadata,
+			     struct worker *w, struct kvm_vcpu *vcpu)
+{
+	static const int policies[] = { SCHED_BATCH, SCHED_IDLE };
+	struct boost_area *a = boost_area(vcpu->vm);
+	struct sched_attr attr = { .size = sizeof(attr) };
+	struct spin_samples ss;
+	bool ok;
+	size_t i;
+
+	/* A real-time policy set by the administrator during a boost. */
+	ok = boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	spin_start(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	usleep(50 * 1000);
+	ok = thread_set_policy(w->tid, SCHED_FIFO, BOOST_ADMIN_PRIO) && ok;
+	ok = spin_release(w, vcpu) && ok;
+	EXPECT_TRUE(ok && thread_policy_is(w->tid, SCHED_FIFO) &&
+		    (a->host_flags & PVSCHED_HOST_EXCLUDED) &&
+		    thread_boost_is(w->tid, false))
+		TH_LOG("made SCHED_FIFO %d by the administrator while boosted: it stays SCHED_FIFO after KVM_RUN, EXCLUDED (host_flags %#x), no boost",
+		       BOOST_ADMIN_PRIO, a->host_flags);
+	EXPECT_TRUE(thread_set_policy(w->tid, SCHED_OTHER, 0) &&
+		    !setpriority(PRIO_PROCESS, w->tid, BOOST_NICE) &&
+		    boost_run(w, vcpu, 0, 0) &&
+		    thread_normal_is(w->tid, BOOST_NICE))
+		TH_LOG("back to SCHED_OTHER nice %d, the flag down", BOOST_NICE);
+
+	/* Batch and idle threads: the server leaves them. */
+	for (i = 0; i < ARRAY_SIZE(policies); i++) {
+		ok = thread_set_policy(w->tid, policies[i], 0) &&
+		     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+		spin_start(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+		ok = spin_sample(w, vcpu, BOOST_SPIN_MS / 2, BOOST_NICE, &ss) &&
+		     ok;
+		EXPECT_TRUE(ok && thread_policy_is(w->tid, policies[i]) &&
+			    !ss.served_ns &&
+			    (a->host_flags & PVSCHED_HOST_EXCLUDED) &&
+			    (a->host_flags & PVSCHED_HOST_BOOSTED))
+			TH_LOG("a %s thread whose guest spins with its flag up: the boost is held (host_flags %#x: BOOSTED, EXCLUDED), the server runs it for nothing (%llu ns), the policy stays",
+			       policy_str(policies[i]), a->host_flags,
+			       (unsigned long long)ss.served_ns);
+		EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
+			    thread_set_policy(w->tid, SCHED_OTHER, 0) &&
+			    !setpriority(PRIO_PROCESS, w->tid, BOOST_NICE) &&
+			    thread_normal_is(w->tid, BOOST_NICE))
+			TH_LOG("the flag down, SCHED_OTHER nice %d again",
+			       BOOST_NICE);
 	}
-	ran = worker_wait(w);
-	t = now() - t;
-	timer_event_enable(dir, false);
-	thread_pin(w->tid, -1);
-	unpin();
-	if (ran)
-		nt = trace_count(dir, BOOST_TIMER_FN);
-	diag("the spin: %.1f ms, boosted %llu us in all, %u boosts, %u throttles",
-	     t * 1000, (unsigned long long)boost_area(vcpu->vm)->boosted_ns / 1000,
-	     boost_area(vcpu->vm)->boosts, boost_area(vcpu->vm)->throttles);
-	if (ran && fifo < 1)
-		diag_trace(dir);
-	EXPECT_TRUE(ran && (mb->seen & PVSCHED_HOST_THROTTLED) && fifo >= 1 &&
-		    nt >= 1)
-		TH_LOG("the guest spins boosted until THROTTLED (seen %#x): its thread was SCHED_FIFO %d in %u of %u samples; the boost timer expired %d times (>= 1)",
-		       mb->seen, BOOST_PRIO, fifo, fifo + other, nt);
-	EXPECT_TRUE(ran && thread_normal_is(w->tid, BOOST_NICE))
-		TH_LOG("KVM_RUN returned: SCHED_OTHER nice %d", BOOST_NICE);
-	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
-				      BOOST_SHARE_WIDE) &&
-		    boost_until_boosted(w, vcpu) && boost_run(w, vcpu, 0, 0) &&
-		    !boost_area(vcpu->vm)->host_flags)
-		TH_LOG("max_us %d again; paid back, boosted again; the flag down",
-		       BOOST_MAX_US_MAX);
+
+	/* The VMM's renice and custom slice during a boost stay. */
+	ok = boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	spin_start(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	usleep(50 * 1000);
+	ok = !setpriority(PRIO_PROCESS, w->tid, BOOST_NICE2) && ok;
+	attr.sched_policy = SCHED_OTHER;
+	attr.sched_nice = BOOST_NICE2;
+	attr.sched_runtime = BOOST_SLICE_NS;
+	ok = !syscall(__NR_sched_setattr, w->tid, &attr, 0) && ok;
+	if (!ok)
+		diag("setpriority/sched_setattr: %s", strerror(errno));
+	ok = spin_release(w, vcpu) && ok;
+	memset(&attr, 0, sizeof(attr));
+	ok = ok && !syscall(__NR_sched_getattr, w->tid, &attr, sizeof(attr), 0);
+	EXPECT_TRUE(ok && attr.sched_policy == SCHED_OTHER &&
+		    attr.sched_nice == BOOST_NICE2 &&
+		    attr.sched_runtime == BOOST_SLICE_NS &&
+		    thread_boosted(vcpu, w->tid))
+		TH_LOG("renice %d and a slice of %d ns set during a boost: after KVM_RUN the thread has them (nice %d, slice %llu), still BOOSTED",
+		       BOOST_NICE2, BOOST_SLICE_NS, attr.sched_nice,
+		       (unsigned long long)attr.sched_runtime);
+	attr.sched_policy = SCHED_OTHER;
+	attr.sched_nice = BOOST_NICE;
+	attr.sched_runtime = 0;
+	attr.size = sizeof(attr);
+	EXPECT_TRUE(!syscall(__NR_sched_setattr, w->tid, &attr, 0) &&
+		    boost_run(w, vcpu, 0, 0) &&
+		    thread_normal_is(w->tid, BOOST_NICE))
+		TH_LOG("the default slice and nice %d back, the flag down",
+		       BOOST_NICE);
 }
 
 /*
  * 14. Nothing outside KVM_RUN: the guest's flag up, KVM_RUN returns and
- * the VMM stops calling it, under the default bounds. After one window,
- * for BOOST_IDLE_MS, the vCPU's boost timer does not expire and there is
- * no pvsched event: no hrtimer and no work item per idle vCPU; the thread
- * has its own policy. (Before, a boost outlived KVM_RUN, and its timer
- * ran at 500 Hz to check bounds that it could not use up.)
+ * the VMM stops calling it. For BOOST_IDLE_MS there is no pvsched event,
+ * the thread has no boost, and the boost server runs nothing for it.
  */
 static void boost_test_outside_run(struct __test_metadata *_metadata,
 				   struct worker *w, struct kvm_vcpu *vcpu)
 {
 	struct boost_area *a = boost_area(vcpu->vm);
 	const char *dir = tracefs_dir();
-	int nt = -1, np = -1;
+	struct boost_sched b0, b1;
+	int np = -1;
 	bool ok;
 
-	ok = dir && boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_DEF,
-				      BOOST_SHARE_DEF) &&
+	ok = dir && boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
 	     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0);
 	EXPECT_TRUE(ok && thread_boosted(vcpu, w->tid))
-		TH_LOG("the guest raises its flag and exits: BOOSTED, paused");
-	usleep(BOOST_WINDOW_MS * 1000);
-	ok = ok && timer_event_enable(dir, true) &&
-	     boost_events_enable(dir, true) && trace_clear(dir);
+		TH_LOG("the guest raises its flag and exits: BOOSTED, no boost out of KVM_RUN");
+	ok = ok && boost_events_enable(dir, true) && trace_clear(dir) &&
+	     boost_sched_get(w->tid, &b0);
 	usleep(BOOST_IDLE_MS * 1000);
-	if (dir) {
+	if (dir)
 		boost_events_enable(dir, false);
-		timer_event_enable(dir, false);
-	}
-	if (ok) {
-		nt = trace_count(dir, BOOST_TIMER_FN);
+	ok = ok && boost_sched_get(w->tid, &b1);
+	if (ok)
 		np = trace_count(dir, ": pvsched_");
-	}
-	EXPECT_TRUE(ok && nt == 0 && np == 0)
-		TH_LOG("the flag up, KVM_RUN not called for %d ms: after the first %d, the boost timer expired %d times, %d pvsched events (0, 0)",
-		       BOOST_WINDOW_MS + BOOST_IDLE_MS, BOOST_WINDOW_MS, nt, np);
-	if (nt || np)
+	EXPECT_TRUE(ok && np == 0 && !b1.on &&
+		    b1.served_ns == b0.served_ns)
+		TH_LOG("the flag up, KVM_RUN not called for %d ms: %d pvsched events (0), boost.on %lld, served +%llu ns (0)",
+		       BOOST_IDLE_MS, np, b1.on,
+		       (unsigned long long)(b1.served_ns - b0.served_ns));
+	if (np)
 		diag_trace(dir);
 	EXPECT_TRUE(thread_normal_is(w->tid, BOOST_NICE) &&
 		    (a->host_flags & PVSCHED_HOST_BOOSTED))
-		TH_LOG("meanwhile the thread is SCHED_OTHER nice %d, its boost paused (host_flags %#x)",
+		TH_LOG("meanwhile the thread is SCHED_OTHER nice %d, its boost held (host_flags %#x)",
 		       BOOST_NICE, a->host_flags);
-	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) && !a->host_flags &&
-		    boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
-				      BOOST_SHARE_WIDE))
-		TH_LOG("the flag down: host_flags 0 (%#x); max_us %d, share_pct %d again",
-		       a->host_flags, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE);
+	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) && !a->host_flags)
+		TH_LOG("the flag down: host_flags 0 (%#x)", a->host_flags);
 }
 
 /* What a thread of boost_test_vmm_spin() saw. */
@@ -1429,7 +1239,8 @@ struct vmm_spin {
 	struct kvm_vcpu *vcpu;
 	bool ran;
 	bool boosted;
-	double fifo_max;	/* longest SCHED_FIFO stretch, in seconds */
+	unsigned int samples, on;
+	uint64_t served_ns;
 	double spun;
 };
 
@@ -1437,37 +1248,36 @@ static void *vmm_spin_thread(void *arg)
 {
 	struct vmm_spin *vs = arg;
 	struct boost_mbox *mb = boost_mbox(vs->vcpu->vm);
-	double t0, t, fifo_since = -1;
+	struct boost_sched b0 = {}, b = {};
+	pid_t tid = gettid();
+	double t0, t;
 
 	if (!pin_to_cpu(0))
 		diag("sched_setaffinity(CPU 0): %s", strerror(errno));
 	mb->flags = PVSCHED_GUEST_BOOST;
 	mb->prio = 0;
 	mb->wait = 0;
-	vs->ran = vcpu_run_io(vs->vcpu);
+	vs->ran = vcpu_run_io(vs->vcpu) && vcpu_run_io(vs->vcpu);
 	vs->boosted = boost_area(vs->vcpu->vm)->host_flags &
 		      PVSCHED_HOST_BOOSTED;
+	boost_sched_get(tid, &b0);
 	t0 = now();
 	do {
 		t = now();
-		if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_FIFO) {
-			if (fifo_since < 0)
-				fifo_since = t;
-			if (t - fifo_since > vs->fifo_max)
-				vs->fifo_max = t - fifo_since;
-		} else {
-			fifo_since = -1;
+		if (boost_sched_get(tid, &b)) {
+			vs->samples++;
+			if (b.on)
+				vs->on++;
 		}
 	} while (t - t0 < BOOST_VMM_SPIN_MS / 1000.0);
+	vs->served_ns = b.served_ns - b0.served_ns;
 	vs->spun = t - t0;
 	return NULL;
 }
 
 /*
- * 15. A boosted vCPU thread that returns to the VMM and spins there,
- * pinned, under the default bounds: it runs SCHED_FIFO for no more than
- * max_us plus a tick in one go. (Before, the boost went on in the VMM, and
- * the work item that was to throttle it was starved by it.)
+ * 15. A boosted vCPU thread that returns to the VMM and spins there: no
+ * boost in any sample, and the boost server runs it for nothing.
  */
 static void boost_test_vmm_spin(struct __test_metadata *_metadata,
 				struct kvm_vcpu *vcpu)
@@ -1476,69 +1286,105 @@ static void boost_test_vmm_spin(struct __test_metadata *_metadata,
 	pthread_t th;
 	bool ok;
 
-	ok = boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_DEF, BOOST_SHARE_DEF) &&
-	     !pthread_create(&th, NULL, vmm_spin_thread, &vs);
+	ok = !pthread_create(&th, NULL, vmm_spin_thread, &vs);
 	if (ok)
 		pthread_join(th, NULL);
-	EXPECT_TRUE(ok && vs.ran && vs.boosted &&
-		    vs.fifo_max * 1e6 <= BOOST_MAX_US_DEF + BOOST_TICK_US)
-		TH_LOG("a thread boosted by its guest (%s) spins %.0f ms in the VMM, pinned: longest SCHED_FIFO stretch %.0f us (<= max_us %d + a tick %d)",
+	EXPECT_TRUE(ok && vs.ran && vs.boosted && vs.samples > 10 && !vs.on &&
+		    !vs.served_ns)
+		TH_LOG("a thread boosted by its guest (%s) spins %.0f ms in the VMM: boost.on in %u of %u samples (0), served %llu ns (0)",
 		       vs.boosted ? "BOOSTED" : "not BOOSTED", vs.spun * 1000,
-		       vs.fifo_max * 1e6, BOOST_MAX_US_DEF, BOOST_TICK_US);
-	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
-				      BOOST_SHARE_WIDE))
-		TH_LOG("max_us %d, share_pct %d again", BOOST_MAX_US_MAX,
-		       BOOST_SHARE_WIDE);
+		       vs.on, vs.samples, (unsigned long long)vs.served_ns);
+	EXPECT_TRUE(vcpu_run_io(vcpu))
+		TH_LOG("the vCPU runs again");
+	boost_mbox(vcpu->vm)->flags = 0;
+	EXPECT_TRUE(vcpu_run_io(vcpu) && !boost_area(vcpu->vm)->host_flags)
+		TH_LOG("the flag down");
+}
+
+/* A busy loop, pinned to CPU 1: the competitor of a boosted spin. */
+struct hog {
+	pthread_t thread;
+	volatile bool stop;
+};
+
+static void *hog_thread(void *arg)
+{
+	struct hog *h = arg;
+
+	if (!pin_to_cpu(1))
+		diag("sched_setaffinity(CPU 1): %s", strerror(errno));
+	while (!h->stop)
+		;
+	return NULL;
 }
 
 /*
- * 16. A throttle is the vCPU's: thread A is throttled at max_us
- * BOOST_OWE_US under share_pct 1, which leaves it a payback of 99 times
- * that boost, with budget left in the window; thread B runs the vCPU at
- * once, the flag up: not boosted, still THROTTLED. (Before, the thread
- * change ended the throttle: alternating threads escaped the payback.)
+ * 5. The bounds, as the scheduler enforces them: a guest that spins with
+ * its flag up beside a busy loop on its CPU is run by the boost server,
+ * which cuts its runs short (its runtime, or the thread's fair share, used
+ * up): boost.nr_cut and the area's throttles grow. With
+ * sched_boost_runtime_us 0 the server runs nothing: the boost is held,
+ * served time stays.
  */
-static void boost_test_throttle_thread(struct __test_metadata *_metadata,
-				       struct worker *wa, struct worker *wb,
-				       struct kvm_vcpu *vcpu)
+static void boost_test_bounds(struct __test_metadata *_metadata,
+			      struct worker *w, struct kvm_vcpu *vcpu)
 {
 	struct boost_area *a = boost_area(vcpu->vm);
-	uint32_t boosts, throttles;
-	bool ok, again = false;
-	uint64_t boosted_ns;
-	double t;
+	uint32_t throttles = a->throttles;
+	struct hog h = {};
+	struct spin_samples ss;
+	bool ok;
 
-	usleep(3 * BOOST_WINDOW_MS * 1000);	/* a new window */
-	throttles = a->throttles;
-	boosted_ns = a->boosted_ns;
-	ok = boost_until_throttled(wa, vcpu, BOOST_OWE_US, 1,
-				   PVSCHED_GUEST_BOOST);
-	boosts = a->boosts;
-	t = now();
-	ok = ok && a->throttles == throttles + 1 &&
-	     boost_run(wb, vcpu, PVSCHED_GUEST_BOOST, 0);
-	diag("A's boost ran %llu ns before its throttle; B ran %.0f ms after it",
-	     (unsigned long long)(a->boosted_ns - boosted_ns),
-	     (now() - t) * 1000);
-	EXPECT_TRUE(ok && a->host_flags == PVSCHED_HOST_THROTTLED &&
-		    a->boosts == boosts && thread_normal_is(wb->tid, 0))
-		TH_LOG("A throttled at max_us %d, share_pct 1; B runs the vCPU %.0f ms later, the flag up: host_flags %#x (THROTTLED), boosts stays %u (%u), B SCHED_OTHER",
-		       BOOST_OWE_US, (now() - t) * 1000, a->host_flags, boosts,
-		       a->boosts);
-	if (a->host_flags != PVSCHED_HOST_THROTTLED)
-		diag_area(vcpu->vm);
+	ok = !pthread_create(&h.thread, NULL, hog_thread, &h) &&
+	     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	spin_start(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	ok = spin_sample(w, vcpu, BOOST_HOG_MS, BOOST_NICE, &ss) && ok;
+	diag("beside a busy loop: served %llu us, %lld runs cut, area throttles +%u",
+	     (unsigned long long)ss.served_ns / 1000, ss.nr_cut,
+	     a->throttles - throttles);
+	EXPECT_TRUE(ok && ss.served_ns > 0 && ss.nr_cut >= 1 &&
+		    a->throttles - throttles >= (uint32_t)ss.nr_cut)
+		TH_LOG("a boosted spin beside a busy loop on its CPU: the boost server ran it (%llu us) and cut %lld runs short; the area counts them (+%u)",
+		       (unsigned long long)ss.served_ns / 1000, ss.nr_cut,
+		       a->throttles - throttles);
 
-	ok = boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE);
-	t = now();
-	while (ok && !again && now() - t < BOOST_PAYBACK_SECONDS) {
-		usleep(20 * 1000);
-		if (!boost_run(wb, vcpu, PVSCHED_GUEST_BOOST, 0))
-			break;
-		again = a->host_flags & PVSCHED_HOST_BOOSTED;
-	}
-	EXPECT_TRUE(again && boost_run(wb, vcpu, 0, 0) && !a->host_flags)
-		TH_LOG("paid back, B is boosted (after %.0f ms), then the flag down",
-		       (now() - t) * 1000);
+	ok = boost_sysctls_set(0, PERIOD_DEF);
+	spin_start(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	ok = spin_sample(w, vcpu, BOOST_SPIN_MS, BOOST_NICE, &ss) && ok;
+	EXPECT_TRUE(ok && !ss.served_ns &&
+		    (a->host_flags & PVSCHED_HOST_BOOSTED))
+		TH_LOG("sched_boost_runtime_us 0: the boost is held (host_flags %#x), the server runs nothing (%llu ns)",
+		       a->host_flags, (unsigned long long)ss.served_ns);
+	h.stop = true;
+	pthread_join(h.thread, NULL);
+	EXPECT_TRUE(boost_sysctls_set(RUNTIME_DEF, PERIOD_DEF) &&
+		    boost_run(w, vcpu, 0, 0) && !a->host_flags)
+		TH_LOG("the default runtime back, the flag down");
+}
+
+/*
+ * 16. Another thread runs the vCPU: the first thread's boost ends with
+ * it; the second, whose guest keeps its flag up, is boosted in KVM_RUN.
+ */
+static void boost_test_thread_change(struct __test_metadata *_metadata,
+				     struct worker *wa, struct worker *wb,
+				     struct kvm_vcpu *vcpu)
+{
+	struct spin_samples ss;
+	bool ok;
+
+	EXPECT_TRUE(boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_boosted(vcpu, wa->tid) &&
+		    boost_run(wb, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_normal_is(wa->tid, BOOST_NICE))
+		TH_LOG("A boosted, then thread B runs the vCPU: A SCHED_OTHER nice %d, no boost",
+		       BOOST_NICE);
+	spin_start(wb, vcpu, PVSCHED_GUEST_BOOST, 0);
+	ok = spin_sample(wb, vcpu, BOOST_SPIN_MS / 3, 0, &ss);
+	EXPECT_TRUE(ok && ss.on && !ss.off && thread_boosted(vcpu, wb->tid) &&
+		    thread_boost_is(wa->tid, false))
+		TH_LOG("B, whose guest keeps the flag up, is boosted in KVM_RUN (%u of %u samples), A is not",
+		       ss.on, ss.on + ss.off);
 }
 
 #define CGROUP_ROOT		"/sys/fs/cgroup"
@@ -1557,11 +1403,14 @@ static bool file_put(const char *path, const char *val)
 	return false;
 }
 
+
+#define CGROUP_IDLE		CGROUP_ROOT "/pvsched_idle"
+
 /*
  * cgroup v2 at CGROUP_ROOT (mounted if need be) with the cpu controller
- * for its children, and the child cgroup @dir with cpu.max @max.
+ * for its children, and the child cgroup @dir, whose cpu.@file is @val.
  */
-static bool cgroup_make(const char *dir, const char *max)
+static bool cgroup_make(const char *dir, const char *file, const char *val)
 {
 	char path[256];
 
@@ -1576,40 +1425,62 @@ static bool cgroup_make(const char *dir, const char *max)
 		diag("mkdir %s: %s", dir, strerror(errno));
 		return false;
 	}
-	snprintf(path, sizeof(path), "%s/cpu.max", dir);
-	return file_put(path, max);
+	snprintf(path, sizeof(path), "%s/cpu.%s", dir, file);
+	return file_put(path, val);
 }
+
+/* What the child of cgroup_run() saw. */
+struct cgroup_result {
+	struct boost_area area;		/* its area at the end */
+	uint64_t served_ns;		/* boost.served_ns of its vCPU thread */
+	unsigned int samples;		/* ... read in the spin */
+	unsigned int states;		/* samples of its policy */
+	unsigned int rt;		/* ... real-time or deadline */
+	double cpu, wall;		/* its CPU time in the spin, and the spin's */
+	bool ok;
+};
 
 /*
  * The child of cgroup_run(): joins cgroup @dir, runs a VM whose guest
- * raises its flag and exits, twice, under pvsched_boost, and writes its
- * area to @fd (all 0xff if a step failed).
+ * raises its flag and exits, then spins for @ms with it up, under
+ * pvsched_boost, pinned to CPU 1; writes what it saw to @fd.
  */
-static void __noreturn cgroup_child(const char *dir, int fd)
+static void __noreturn cgroup_child(const char *dir, int ms, int fd)
 {
-	struct boost_area out;
+	struct cgroup_result res = {};
+	struct spin_samples ss;
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
+	struct worker *w;
 	char path[256];
-	bool ok;
+	uint64_t rt;
+	double t;
 
-	memset(&out, 0xff, sizeof(out));
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 	if (file_put(path, "0")) {
 		vm = vm_create();
 		vcpu = boost_vcpu_add(vm);
-		boost_mbox(vm)->flags = PVSCHED_GUEST_BOOST;
-		ok = !area_set(vcpu, AREA_GPA, 0) &&
-		     !pvsched_assign(vm, BOOST_DRV, NULL) &&
-		     vcpu_run_io(vcpu) && vcpu_run_io(vcpu);
-		if (ok)
-			out = *boost_area(vm);
+		w = worker_create();
+		res.ok = !area_set(vcpu, AREA_GPA, 0) &&
+			 !pvsched_assign(vm, BOOST_DRV, NULL) &&
+			 boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+		rt = thread_runtime_ns(w->tid);
+		t = now();
+		spin_start(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+		res.ok = spin_sample(w, vcpu, ms, 0, &ss) && res.ok;
+		res.wall = now() - t;
+		res.cpu = (thread_runtime_ns(w->tid) - rt) / 1e9;
+		res.served_ns = ss.served_ns;
+		res.samples = ss.on + ss.off;
+		res.states = ss.states;
+		res.rt = ss.rt;
+		res.area = *boost_area(vm);
 	}
-	_exit(write(fd, &out, sizeof(out)) == sizeof(out) ? 0 : 1);
+	_exit(write(fd, &res, sizeof(res)) == sizeof(res) ? 0 : 1);
 }
 
-/* Run cgroup_child() in @dir; its area in @a. */
-static bool cgroup_run(const char *dir, struct boost_area *a)
+/* Run cgroup_child() in @dir for @ms; what it saw in @res. */
+static bool cgroup_run(const char *dir, int ms, struct cgroup_result *res)
 {
 	int pfd[2], status;
 	bool ok;
@@ -1620,10 +1491,10 @@ static bool cgroup_run(const char *dir, struct boost_area *a)
 	fflush(stdout);
 	pid = fork();
 	if (!pid)
-		cgroup_child(dir, pfd[1]);
+		cgroup_child(dir, ms, pfd[1]);
 	close(pfd[1]);
-	ok = pid > 0 && read(pfd[0], a, sizeof(*a)) == sizeof(*a) &&
-	     a->version == PVSCHED_AREA_VERSION;
+	ok = pid > 0 && read(pfd[0], res, sizeof(*res)) == sizeof(*res) &&
+	     res->ok;
 	close(pfd[0]);
 	if (pid > 0)
 		waitpid(pid, &status, 0);
@@ -1631,30 +1502,47 @@ static bool cgroup_run(const char *dir, struct boost_area *a)
 }
 
 /*
- * 17. A thread whose cgroup caps its CPU time (cpu.max CGROUP_QUOTA) is
- * not boosted: SCHED_FIFO would escape the quota. A child VMM in such a
- * cgroup runs its guest, which raises its flag and exits, twice: no boost.
- * The same in a cgroup with cpu.max "max" (the control): boosted.
+ * 17. The administrator's cgroups stand: a VMM in an idle cgroup
+ * (cpu.idle 1) gets the boost held but never served (EXCLUDED); in a
+ * cgroup with cpu.max BOOST_QUOTA_PCT% of a CPU, its boosted vCPU thread
+ * is served, and its CPU time stays within the quota: the boost's time is
+ * charged to it. A cgroup with neither (the control) is served.
  */
 static void boost_test_cgroup(struct __test_metadata *_metadata)
 {
-	struct boost_area lim = {}, free = {};
-	bool ok_lim, ok_free;
+	struct cgroup_result idle = {}, quota = {}, free = {};
+	char max[32];
+	bool ok;
 
-	ok_free = cgroup_make(CGROUP_FREE, "max") &&
-		  cgroup_run(CGROUP_FREE, &free);
-	ok_lim = cgroup_make(CGROUP_LIMITED, CGROUP_QUOTA) &&
-		 cgroup_run(CGROUP_LIMITED, &lim);
-	EXPECT_TRUE(ok_free && free.boosts == 1 &&
-		    (free.host_flags & PVSCHED_HOST_BOOSTED))
-		TH_LOG("a VMM in a cgroup with cpu.max \"max\": its guest's flag boosts (boosts %u, host_flags %#x)",
-		       free.boosts, free.host_flags);
-	EXPECT_TRUE(ok_lim && lim.boosts == 0 && !lim.host_flags)
-		TH_LOG("a VMM in a cgroup with cpu.max \"%s\": its guest's flag boosts nothing (boosts %u, host_flags %#x)",
-		       CGROUP_QUOTA, lim.boosts, lim.host_flags);
-	if (rmdir(CGROUP_LIMITED) || rmdir(CGROUP_FREE))
-		diag("rmdir %s, %s: %s", CGROUP_LIMITED, CGROUP_FREE,
-		     strerror(errno));
+	ok = cgroup_make(CGROUP_FREE, "max", "max") &&
+	     cgroup_run(CGROUP_FREE, BOOST_SPIN_MS, &free);
+	EXPECT_TRUE(ok && free.served_ns > 0 && free.area.boosts == 1 &&
+		    !(free.area.host_flags & PVSCHED_HOST_EXCLUDED))
+		TH_LOG("a VMM in a cgroup with cpu.max \"max\": its spinning guest's flag is served (%llu us, boosts %u, host_flags %#x)",
+		       (unsigned long long)free.served_ns / 1000,
+		       free.area.boosts, free.area.host_flags);
+	ok = cgroup_make(CGROUP_IDLE, "idle", "1") &&
+	     cgroup_run(CGROUP_IDLE, BOOST_SPIN_MS, &idle);
+	EXPECT_TRUE(ok && !idle.served_ns && idle.area.boosts == 1 &&
+		    (idle.area.host_flags & PVSCHED_HOST_EXCLUDED))
+		TH_LOG("a VMM in a cgroup with cpu.idle 1: the boost is held (boosts %u), EXCLUDED (host_flags %#x), never served (%llu ns)",
+		       idle.area.boosts, idle.area.host_flags,
+		       (unsigned long long)idle.served_ns);
+	snprintf(max, sizeof(max), "%d 100000", BOOST_QUOTA_PCT * 1000);
+	ok = cgroup_make(CGROUP_LIMITED, "max", max) &&
+	     cgroup_run(CGROUP_LIMITED, 2 * BOOST_SPIN_MS, &quota);
+	diag("cpu.max \"%s\": the vCPU thread ran %.1f ms of %.1f ms, %llu us served",
+	     max, quota.cpu * 1000, quota.wall * 1000,
+	     (unsigned long long)quota.served_ns / 1000);
+	EXPECT_TRUE(ok && quota.served_ns > 0 &&
+		    quota.cpu <= quota.wall * (BOOST_QUOTA_PCT + 5) / 100)
+		TH_LOG("a VMM in a cgroup with cpu.max \"%s\": its boosted thread is served (%llu us) and runs %.1f%% of the time, within the quota (%d%% + 5)",
+		       max, (unsigned long long)quota.served_ns / 1000,
+		       quota.wall ? 100 * quota.cpu / quota.wall : 0,
+		       BOOST_QUOTA_PCT);
+	if (rmdir(CGROUP_LIMITED) || rmdir(CGROUP_FREE) || rmdir(CGROUP_IDLE))
+		diag("rmdir %s, %s, %s: %s", CGROUP_LIMITED, CGROUP_FREE,
+		     CGROUP_IDLE, strerror(errno));
 }
 
 /*
@@ -1736,7 +1624,6 @@ static void boost_test_dirty_log(struct __test_metadata *_metadata)
 	ok = !__vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region) &&
 	     !area_set(vcpu, AREA_GPA, 0) &&
 	     !pvsched_assign(vm, BOOST_DRV, NULL) &&
-	     boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE) &&
 	     worker_run(w, vcpu, 1) && dirty_log_get(vm) != ~0ULL;
 	EXPECT_TRUE(ok)
 		TH_LOG("slot 0 with KVM_MEM_LOG_DIRTY_PAGES, the area registered, %s assigned, a run, the log read and cleared",
@@ -1745,7 +1632,7 @@ static void boost_test_dirty_log(struct __test_metadata *_metadata)
 		goto out;
 
 	/*
-	 * The boost starts as KVM_RUN returns, where KVM cannot mark the
+	 * The boost is counted as KVM_RUN returns, where KVM cannot mark the
 	 * page: the vCPU does when it next enters the guest.
 	 */
 	a->guest_flags = PVSCHED_GUEST_BOOST;
@@ -1766,6 +1653,7 @@ out:
 
 #define RESET_PATTERN	0xa5a5a5a5U
 #define RESET_PAGE_SIZE	4096
+
 
 /*
  * Latch an INIT for @vcpu, as another vCPU's INIT IPI would (the in-kernel
@@ -1792,7 +1680,7 @@ static bool vcpu_init_signal(struct kvm_vcpu *vcpu)
  * boosted, gets an INIT; the VMM puts it at its code again and fills the
  * area's page with a pattern, which the guest writes into guest_flags and
  * guest_prio itself; after runs over more than a window, the page still
- * holds only the pattern and the thread has its own policy: the host wrote
+ * holds only the pattern and the thread has no boost: the host wrote
  * nothing, and the boost ended. Registered again, the area works.
  * (Before, the area stayed registered across the reset, and the host
  * wrote its flags and counters into a page the guest's next kernel owns.)
@@ -1815,7 +1703,6 @@ static void boost_test_reset(struct __test_metadata *_metadata)
 	page = (uint8_t *)a;
 	ok = !r && !area_set(vcpu, AREA_GPA, 0) &&
 	     !pvsched_assign(vm, BOOST_DRV, NULL) &&
-	     boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE) &&
 	     boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
 	     thread_boosted(vcpu, w->tid);
 	EXPECT_TRUE(ok)
@@ -1837,7 +1724,7 @@ static void boost_test_reset(struct __test_metadata *_metadata)
 		if (!boost_run(w, vcpu, RESET_PATTERN, RESET_PATTERN))
 			break;
 		ran++;
-		usleep(BOOST_WINDOW_MS * 1000 / 2);
+		usleep(50 * 1000);
 	}
 	for (i = 0; i < RESET_PAGE_SIZE && page[i] == want[i]; i++)
 		;
@@ -1847,8 +1734,8 @@ static void boost_test_reset(struct __test_metadata *_metadata)
 		       "the host wrote into it");
 	if (i < RESET_PAGE_SIZE)
 		diag("first byte changed at offset %d: %#x", i, page[i]);
-	EXPECT_TRUE(thread_policy_is(w->tid, SCHED_OTHER))
-		TH_LOG("the boost ended with the reset: the thread is SCHED_OTHER");
+	EXPECT_TRUE(thread_normal_is(w->tid, 0))
+		TH_LOG("the boost ended with the reset: the thread is SCHED_OTHER, not boosted");
 
 	EXPECT_TRUE(!area_set(vcpu, AREA_GPA, 0) &&
 		    a->version == PVSCHED_AREA_VERSION &&
@@ -1937,14 +1824,284 @@ static void boost_test_exit(struct __test_metadata *_metadata,
 	close(memfd);
 }
 
-TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
+/* What the unprivileged VMM of boost_test_vmm_policies() did and saw. */
+struct vmm_policy_result {
+	char failed[32];		/* the setup step that failed */
+	int err;
+	int nr;				/* changes tried */
+	int ret[16];			/* each change's result, 0 or -errno */
+	int rt_in_run;			/* samples real-time or deadline */
+	int rt_after_run, rt_after_close;
+	long long boost_after_run, boost_after_close;
+	uint32_t host_flags;		/* the area in the spin */
+	pid_t vcpu_tid;
+};
+
+/* A policy change a VMM may try on its vCPU thread, and its name. */
+struct vmm_policy_change {
+	const char *what;
+	int policy;			/* sched_setattr()'s */
+	int flags;
+	int prio;
+	int nice;
+	uint64_t runtime, deadline, period;
+	bool setpriority;		/* setpriority(nice) instead */
+};
+
+static const struct vmm_policy_change vmm_changes[] = {
+	{ "SCHED_FIFO|RESET_ON_FORK 1", SCHED_FIFO,
+	  SCHED_FLAG_RESET_ON_FORK, 1 },
+	{ "SCHED_FIFO 1", SCHED_FIFO, 0, 1 },
+	{ "SCHED_RR 1", SCHED_RR, 0, 1 },
+	{ "SCHED_DEADLINE 1/10 ms", SCHED_DEADLINE, 0, 0, 0,
+	  1000000, 10000000, 10000000 },
+	{ "SCHED_OTHER slice 100 us", SCHED_OTHER, 0, 0, 0, 100000 },
+	{ "setpriority(-5)", 0, 0, 0, -5, .setpriority = true },
+	{ "setpriority(5)", 0, 0, 0, 5, .setpriority = true },
+	{ "SCHED_BATCH", SCHED_BATCH, 0, 0, 5 },
+	{ "SCHED_IDLE", SCHED_IDLE, 0, 0, 5 },
+	{ "SCHED_OTHER from SCHED_IDLE", SCHED_OTHER, 0, 0, 5 },
+	{ "SCHED_FIFO|RESET_ON_FORK 1 again", SCHED_FIFO,
+	  SCHED_FLAG_RESET_ON_FORK, 1 },
+};
+
+static bool policy_rt(pid_t tid)
+{
+	int p = sched_getscheduler(tid) & ~SCHED_RESET_ON_FORK;
+
+	return p == SCHED_FIFO || p == SCHED_RR || p == SCHED_DEADLINE;
+}
+
+static int vmm_policy_apply(pid_t tid, const struct vmm_policy_change *c)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = c->policy,
+		.sched_flags = c->flags,
+		.sched_priority = c->prio,
+		.sched_nice = c->nice,
+		.sched_runtime = c->runtime,
+		.sched_deadline = c->deadline,
+		.sched_period = c->period,
+	};
+
+	if (c->setpriority)
+		return setpriority(PRIO_PROCESS, tid, c->nice) ? -errno : 0;
+	return syscall(__NR_sched_setattr, tid, &attr, 0) ? -errno : 0;
+}
+
+/*
+ * The unprivileged VMM: uid 65534, no capabilities, RLIMIT_RTPRIO 0, a VM
+ * that gets the administrator's default boosting driver; its guest raises
+ * its flag and spins, and this thread tries each of vmm_changes on the
+ * vCPU thread, sampling it in between; then KVM_RUN returns and the VM is
+ * closed, each followed by a look at the thread. The parent kills it.
+ */
+static void __noreturn vmm_policy_child(int fd)
+{
+	struct vmm_policy_result res = { .nr = ARRAY_SIZE(vmm_changes) };
+	struct rlimit rl = { 0, 0 };
+	struct kvm_vcpu *vcpu;
+	struct boost_sched b;
+	struct kvm_vm *vm;
+	struct worker *w;
+	uint64_t caps;
+	const char *failed = NULL;
+	int i, j;
+
+	_Static_assert(ARRAY_SIZE(vmm_changes) <= ARRAY_SIZE(res.ret),
+		       "room for every change");
+	if (setrlimit(RLIMIT_RTPRIO, &rl))
+		failed = "setrlimit";
+	if (!failed)
+		failed = unpriv_drop(&caps);
+	if (!failed && caps)
+		failed = "capabilities left";
+	if (failed) {
+		res.err = errno;
+		snprintf(res.failed, sizeof(res.failed), "%s", failed);
+		goto out;
+	}
+	vm = vm_create();
+	vcpu = boost_vcpu_add(vm);
+	w = worker_create();
+	res.vcpu_tid = w->tid;
+	if (area_set(vcpu, AREA_GPA, 0) || !vm_driver_is(vm, BOOST_DRV) ||
+	    !boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0)) {
+		snprintf(res.failed, sizeof(res.failed), "VM with %s",
+			 BOOST_DRV);
+		goto out;
+	}
+	spin_start(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	usleep(50 * 1000);
+	res.host_flags = boost_area(vm)->host_flags;
+	for (i = 0; i < res.nr; i++) {
+		res.ret[i] = vmm_policy_apply(w->tid, &vmm_changes[i]);
+		for (j = 0; j < 5; j++) {
+			if (policy_rt(w->tid))
+				res.rt_in_run++;
+			usleep(5000);
+		}
+	}
+	if (!spin_release(w, vcpu)) {
+		snprintf(res.failed, sizeof(res.failed), "the spin's end");
+		goto out;
+	}
+	res.rt_after_run = policy_rt(w->tid);
+	res.boost_after_run = boost_sched_get(w->tid, &b) ? b.on : -1;
+	vm_close(vm);
+	res.rt_after_close = policy_rt(w->tid);
+	res.boost_after_close = boost_sched_get(w->tid, &b) ? b.on : -1;
+out:
+	if (write(fd, &res, sizeof(res)) != sizeof(res))
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/*
+ * 20. What an unprivileged VMM can do with the boost of the
+ * administrator's default driver: none of the changes it may make to its
+ * boosted vCPU thread's policy gives the thread a real-time or deadline
+ * policy, in KVM_RUN or out of it, after KVM_RUN returns, after the VM is
+ * closed, or once the VMM is killed. (Before the boost server, the boost
+ * made the thread SCHED_FIFO, and the VMM, allowed to lower its own
+ * real-time priority, kept it SCHED_FIFO for good.)
+ */
+static void boost_test_vmm_policies(struct __test_metadata *_metadata)
+{
+	static const char *const paths[] = { "/", "/dev", "/dev/kvm" };
+	struct vmm_policy_result res = {};
+	mode_t modes[ARRAY_SIZE(paths)];
+	int pfd[2], status, i, r;
+	bool ran, refused = true;
+	struct stat st;
+	pid_t pid;
+
+	r = write_file(SYSCTL_DEFAULT, BOOST_DRV "\n", strlen(BOOST_DRV) + 1,
+		       -1);
+	EXPECT_EQ((int)strlen(BOOST_DRV) + 1, r)
+		TH_LOG("kernel.pvsched_default_driver=%s (%s)", BOOST_DRV,
+		       err_str(r));
+	for (i = 0; i < (int)ARRAY_SIZE(paths); i++) {
+		TEST_ASSERT(!stat(paths[i], &st), "stat %s", paths[i]);
+		modes[i] = st.st_mode & 07777;
+		TEST_ASSERT(!chmod(paths[i], S_ISDIR(st.st_mode) ?
+				   modes[i] | 0005 : 0666),
+			    "chmod %s", paths[i]);
+	}
+	TEST_ASSERT(!pipe2(pfd, O_CLOEXEC), "pipe2");
+	fflush(stdout);
+	pid = fork();
+	TEST_ASSERT(pid >= 0, "fork");
+	if (!pid)
+		vmm_policy_child(pfd[1]);
+	close(pfd[1]);
+	ran = read(pfd[0], &res, sizeof(res)) == sizeof(res) && !res.failed[0];
+	close(pfd[0]);
+	kill(pid, SIGKILL);
+	TEST_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
+	for (i = 0; i < (int)ARRAY_SIZE(paths); i++)
+		TEST_ASSERT(!chmod(paths[i], modes[i]), "chmod %s back",
+			    paths[i]);
+	write_file(SYSCTL_DEFAULT, "\n", 1, -1);
+
+	if (!ran)
+		diag("the child (uid %d): failed at \"%s\" (%s)", BOOST_NOBODY,
+		     res.failed, strerror(res.err));
+	EXPECT_TRUE(ran && (res.host_flags & PVSCHED_HOST_BOOSTED))
+		TH_LOG("uid %d, no capabilities, RLIMIT_RTPRIO 0: its VM gets %s, its guest spins boosted (host_flags %#x)",
+		       BOOST_NOBODY, BOOST_DRV, res.host_flags);
+	for (i = 0; ran && i < res.nr; i++) {
+		const struct vmm_policy_change *c = &vmm_changes[i];
+		bool rt = c->policy == SCHED_FIFO || c->policy == SCHED_RR ||
+			  c->policy == SCHED_DEADLINE;
+
+		diag("%s: %s", c->what, err_str(res.ret[i]));
+		if (rt && res.ret[i] != -EPERM)
+			refused = false;
+	}
+	EXPECT_TRUE(ran && refused && !res.rt_in_run)
+		TH_LOG("every real-time or deadline policy it sets on its boosted vCPU thread fails with EPERM; the thread is never real-time in KVM_RUN (%d samples)",
+		       res.rt_in_run);
+	EXPECT_TRUE(ran && !res.rt_after_run && !res.boost_after_run &&
+		    !res.rt_after_close && !res.boost_after_close)
+		TH_LOG("after KVM_RUN returns: real-time %d, boost.on %lld; after the VM is closed: %d, %lld (all 0)",
+		       res.rt_after_run, res.boost_after_run,
+		       res.rt_after_close, res.boost_after_close);
+	EXPECT_TRUE(WIFSIGNALED(status) && res.vcpu_tid &&
+		    kill(res.vcpu_tid, 0) == -1 && errno == ESRCH)
+		TH_LOG("the VMM killed: its vCPU thread %d is gone with it",
+		       res.vcpu_tid);
+}
+
+/*
+ * The test bodies: boost.module and boost.bpf run the same checks, with
+ * pvsched_boost and with bpf_pvsched_boost.
+ */
+static void boost_suite(struct __test_metadata *_metadata, const char *drv)
 {
 	struct kvm_vcpu *vcpu;
 	struct worker *wa, *wb;
 	struct kvm_vm *vm;
-	char path[256];
 	pid_t tid;
 	double t;
+	int r;
+
+	vm = vm_create();
+	vcpu = boost_vcpu_add(vm);
+	wa = worker_create();
+	wb = worker_create();
+	TEST_ASSERT(!setpriority(PRIO_PROCESS, wa->tid, BOOST_NICE),
+		    "setpriority(%d, %d)", wa->tid, BOOST_NICE);
+	TEST_ASSERT(!setpriority(PRIO_PROCESS, wb->tid, 0),
+		    "setpriority(%d, 0)", wb->tid);
+	EXPECT_EQ(0, area_set(vcpu, AREA_GPA, 0))
+		TH_LOG("the vCPU's area registered");
+	r = pvsched_assign(vm, drv, NULL);
+	EXPECT_TRUE(!r && vm_driver_is(vm, drv))
+		TH_LOG("root (CAP_SYS_NICE) assigns %s (%s)", drv, err_str(r));
+
+	boost_test_up_down(_metadata, wa, vcpu);
+	boost_test_garbage(_metadata, wa, vcpu);
+	boost_test_in_guest(_metadata, wa, vcpu);
+	boost_test_admin(_metadata, wa, vcpu);
+	boost_test_bounds(_metadata, wa, vcpu);
+	boost_test_outside_run(_metadata, wa, vcpu);
+	boost_test_vmm_spin(_metadata, vcpu);
+
+	/* 6. A driver change ends the boost. */
+	EXPECT_TRUE(boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_boosted(vcpu, wa->tid) &&
+		    !pvsched_assign(vm, COUNT_DRV, NULL) &&
+		    !(boost_area(vm)->host_flags & PVSCHED_HOST_BOOSTED) &&
+		    boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_normal_is(wa->tid, BOOST_NICE))
+		TH_LOG("boosted, then REPLACE %s: not BOOSTED, and the flag boosts nothing any more",
+		       COUNT_DRV);
+	EXPECT_EQ(0, pvsched_assign(vm, drv, NULL))
+		TH_LOG("assign %s again", drv);
+
+	boost_test_trace(_metadata, wa, vcpu);
+	boost_test_thread_change(_metadata, wa, wb, vcpu);
+	boost_test_exit(_metadata, drv);
+
+	/* 8. VM destruction ends the boost. */
+	EXPECT_TRUE(boost_run(wb, vcpu, PVSCHED_GUEST_BOOST, 0) &&
+		    thread_boosted(vcpu, wb->tid))
+		TH_LOG("B boosted");
+	tid = wb->tid;
+	vm_close(vm);
+	t = now();
+	EXPECT_TRUE(thread_normal_is(tid, 0) &&
+		    now() - t < BOOST_WAIT_SECONDS)
+		TH_LOG("the VM's fds all closed: B is SCHED_OTHER nice 0, no boost");
+	worker_destroy(wa);
+	worker_destroy(wb);
+}
+
+TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
+{
 	int r;
 
 	NEED(need_boost);
@@ -1958,86 +2115,13 @@ TEST_F_TIMEOUT(boost, module, TEST_SECONDS)
 	boost_test_assign_in_run(_metadata);
 	boost_test_reset(_metadata);
 	boost_test_dirty_log(_metadata);
-
-	vm = vm_create();
-	vcpu = boost_vcpu_add(vm);
-	wa = worker_create();
-	wb = worker_create();
-	TEST_ASSERT(!setpriority(PRIO_PROCESS, wa->tid, BOOST_NICE),
-		    "setpriority(%d, %d)", wa->tid, BOOST_NICE);
-	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
-				      BOOST_SHARE_WIDE) &&
-		    !area_set(vcpu, AREA_GPA, 0))
-		TH_LOG("pvsched_boost_prio %d, max_us %d, share_pct %d; the vCPU's area registered",
-		       BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE);
-	vm_debugfs_file(vm, path, sizeof(path));
-	r = write_file(path, BOOST_DRV "\n", strlen(BOOST_DRV) + 1, -1);
-	EXPECT_TRUE(r == (int)strlen(BOOST_DRV) + 1 && vm_driver_is(vm, BOOST_DRV))
-		TH_LOG("root (CAP_SYS_NICE) assigns %s through the VM's debugfs file (%s)",
-		       BOOST_DRV, err_str(r));
-
-	/* 3., 4. The flag up, then down. */
-	boost_test_up_down(_metadata, wa, vcpu);
-
-	boost_test_admin(_metadata, wa, vcpu);
-	boost_test_garbage(_metadata, wa, vcpu);
-	boost_test_throttle(_metadata, wa, vcpu);
-	boost_test_bound_sizes(_metadata, wa, vcpu);
-	boost_test_in_guest(_metadata, wa, vcpu);
-	boost_test_outside_run(_metadata, wa, vcpu);
-	boost_test_throttle_thread(_metadata, wa, wb, vcpu);
-	boost_test_vmm_spin(_metadata, vcpu);
 	boost_test_cgroup(_metadata);
+	boost_test_vmm_policies(_metadata);
 
-	/* 6. A driver change restores the thread. */
-	EXPECT_TRUE(boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(vcpu, wa->tid) && !pvsched_assign(vm, COUNT_DRV, NULL) &&
-		    thread_normal_is(wa->tid, BOOST_NICE))
-		TH_LOG("boosted, then REPLACE %s: A is SCHED_OTHER nice %d when it returns",
-		       COUNT_DRV, BOOST_NICE);
-	EXPECT_TRUE(!pvsched_assign(vm, BOOST_DRV, NULL) &&
-		    boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(vcpu, wa->tid) && !pvsched_assign(vm, "", NULL) &&
-		    thread_normal_is(wa->tid, BOOST_NICE))
-		TH_LOG("%s again, boosted, then REPLACE \"\": SCHED_OTHER nice %d",
-		       BOOST_DRV, BOOST_NICE);
-	EXPECT_EQ(0, pvsched_assign(vm, BOOST_DRV, NULL))
-		TH_LOG("assign %s again", BOOST_DRV);
+	boost_suite(_metadata, BOOST_DRV);
 
-	/* 11. */
-	boost_test_trace(_metadata, wa, vcpu);
-
-	/* 7. Another thread runs the vCPU: the old one is restored. */
-	EXPECT_TRUE(boost_run(wa, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(vcpu, wa->tid) &&
-		    boost_run(wb, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_normal_is(wa->tid, BOOST_NICE))
-		TH_LOG("A boosted, then thread B runs the vCPU: A is SCHED_OTHER nice %d again",
-		       BOOST_NICE);
-	EXPECT_TRUE(thread_boosted(vcpu, wb->tid))
-		TH_LOG("B, whose guest still has the flag up, is boosted itself");
-
-	boost_test_exit(_metadata, BOOST_DRV);
-
-	/* 8. VM destruction restores the thread. */
-	EXPECT_EQ(-EAGAIN, boost_unload())
-		TH_LOG("rmmod %s refused (EWOULDBLOCK) while a VM uses it",
-		       BOOST_DRV);
-	tid = wb->tid;
-	vm_close(vm);
-	t = now();
-	while (!__thread_normal_is(tid, 0, true) &&
-	       now() - t < BOOST_WAIT_SECONDS)
-		usleep(10000);
-	EXPECT_TRUE(thread_normal_is(tid, 0))
-		TH_LOG("boosted B, the VM's fds all closed: B is SCHED_OTHER nice 0 again (after %.0f ms)",
-		       (now() - t) * 1000);
-	worker_destroy(wa);
-	worker_destroy(wb);
-
-	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO_DEF, BOOST_MAX_US_DEF,
-				      BOOST_SHARE_DEF))
-		TH_LOG("sysctls back to their defaults");
+	EXPECT_TRUE(boost_sysctls_set(RUNTIME_DEF, PERIOD_DEF))
+		TH_LOG("sysctls at their defaults");
 	r = boost_unload();
 	EXPECT_TRUE(!r && !driver_listed(BOOST_DRV))
 		TH_LOG("rmmod %s once no VM uses it: %s, not listed any more",
@@ -2067,8 +2151,8 @@ static const char *need_bpf_boost(void)
 
 	if (r)
 		return r;
-	if (!path_exists(SYSCTL_BOOST_PRIO))
-		return SYSCTL_BOOST_PRIO " missing (a kernel without the boost)";
+	if (!path_exists(SYSCTL_RUNTIME))
+		return SYSCTL_RUNTIME " missing (a kernel without the boost server)";
 	return NULL;
 }
 
@@ -2139,16 +2223,14 @@ static bool noflag_runs(struct worker *w, struct kvm_vcpu *vcpu, int nr,
 TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 {
 	struct pvsched_bpf_noflag_results r0, r1;
-	struct kvm_vcpu *vcpu, *vcpu2;
 	struct unpriv_result res;
-	struct kvm_vm *vm, *vm2;
-	uint32_t boosts, unboosts;
-	struct worker *w, *wb;
+	struct kvm_vcpu *vcpu;
 	struct boost_area *a;
-	pid_t tid;
-	bool ok, again, ran;
+	struct worker *w;
+	struct kvm_vm *vm;
+	uint32_t boosts;
 	int r, nf_fd;
-	double t;
+	bool ok, ran;
 
 	NEED(need_bpf_boost);
 
@@ -2168,104 +2250,17 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 	ran = unpriv_run(BPF_BOOST_DRV, BPF_NOFLAG_DRV, &res);
 	unpriv_check_replace(_metadata, ran, &res, BPF_BOOST_DRV, BPF_NOFLAG_DRV);
 
+	boost_suite(_metadata, BPF_BOOST_DRV);
+
 	vm = vm_create();
 	vcpu = boost_vcpu_add(vm);
 	a = boost_area(vm);
 	w = worker_create();
 	TEST_ASSERT(!setpriority(PRIO_PROCESS, w->tid, BOOST_NICE),
 		    "setpriority(%d, %d)", w->tid, BOOST_NICE);
-	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX,
-				      BOOST_SHARE_WIDE) &&
-		    !area_set(vcpu, AREA_GPA, 0))
-		TH_LOG("pvsched_boost_prio %d, max_us %d, share_pct %d; the vCPU's area registered",
-		       BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE);
-	r = pvsched_assign(vm, BPF_BOOST_DRV, NULL);
-	EXPECT_TRUE(!r && vm_driver_is(vm, BPF_BOOST_DRV))
-		TH_LOG("root (CAP_SYS_NICE) assigns %s with KVM_REPLACE_PVSCHED_OPS (%s)",
-		       BPF_BOOST_DRV, err_str(r));
-
-	/* The flag up, then down. */
-	boost_test_up_down(_metadata, w, vcpu);
-
-	/* The rest of pvsched_boost's policy: guest_prio, the version. */
-	boosts = a->boosts;
-	EXPECT_TRUE(boost_run(w, vcpu, 0, 50) && thread_boosted(vcpu, w->tid) &&
-		    boost_run(w, vcpu, 0, 100) &&
-		    thread_normal_is(w->tid, BOOST_NICE) &&
-		    a->boosts == boosts + 1)
-		TH_LOG("guest_prio 50 without the flag: boosted; guest_prio 100: unboosted (boosts +%u)",
-		       a->boosts - boosts);
-	a->version = 0xdeadbeef;
-	ok = boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-	     thread_normal_is(w->tid, BOOST_NICE);
-	a->version = PVSCHED_AREA_VERSION;
-	EXPECT_TRUE(ok && a->boosts == boosts + 1 && boost_run(w, vcpu, 0, 0))
-		TH_LOG("area version 0xdeadbeef: the guest's flag boosts nothing");
-
-	/* A throttle at a small max_us, then the sysctls back. */
-	ok = boost_check_max_us(_metadata, w, vcpu);
-	ok = boost_sysctls_set(BOOST_PRIO, BOOST_MAX_US_MAX, BOOST_SHARE_WIDE);
-	t = now();
-	again = false;
-	do {
-		usleep(20 * 1000);
-		if (!boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0))
-			break;
-		again = a->host_flags & PVSCHED_HOST_BOOSTED;
-	} while (!again && now() - t < BOOST_PAYBACK_SECONDS);
-	EXPECT_TRUE(ok && again && thread_boosted(vcpu, w->tid) &&
-		    a->host_flags == PVSCHED_HOST_BOOSTED)
-		TH_LOG("max_us %d again: once paid back, the flag boosts again (after %.0f ms)",
-		       BOOST_MAX_US_MAX, (now() - t) * 1000);
-	if (!again)
-		diag_area(vm);
-	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) && thread_normal_is(w->tid, BOOST_NICE))
-		TH_LOG("the guest drops its flag: SCHED_OTHER nice %d",
-		       BOOST_NICE);
-	boost_test_in_guest(_metadata, w, vcpu);
-	boost_test_outside_run(_metadata, w, vcpu);
-	/* What boost.module checks of the bounds and the restores, too. */
-	boost_test_admin(_metadata, w, vcpu);
-	boost_test_throttle(_metadata, w, vcpu);
-	boost_test_bound_sizes(_metadata, w, vcpu);
-
-	/* Another thread runs the vCPU: the old one is restored. */
-	wb = worker_create();
-	TEST_ASSERT(!setpriority(PRIO_PROCESS, wb->tid, BOOST_NICE),
-		    "setpriority(%d, %d)", wb->tid, BOOST_NICE);
-	/* boost_test_throttle() may have left a throttle to pay back. */
-	EXPECT_TRUE(boost_until_boosted(w, vcpu) &&
-		    thread_boosted(vcpu, w->tid) &&
-		    boost_run(wb, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_normal_is(w->tid, BOOST_NICE))
-		TH_LOG("A boosted, then thread B runs the vCPU: A is SCHED_OTHER nice %d again",
-		       BOOST_NICE);
-	EXPECT_TRUE(thread_boosted(vcpu, wb->tid) && boost_run(wb, vcpu, 0, 0) &&
-		    thread_normal_is(wb->tid, BOOST_NICE))
-		TH_LOG("B, whose guest still has the flag up, is boosted itself, until it drops it");
-	worker_destroy(wb);
-
-	boost_test_exit(_metadata, BPF_BOOST_DRV);
-
-	/* VM destruction restores the thread. */
-	vm2 = vm_create();
-	vcpu2 = boost_vcpu_add(vm2);
-	wb = worker_create();
-	EXPECT_TRUE(!area_set(vcpu2, AREA_GPA, 0) &&
-		    !pvsched_assign(vm2, BPF_BOOST_DRV, NULL) &&
-		    boost_run(wb, vcpu2, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(vcpu2, wb->tid))
-		TH_LOG("a second VM, its vCPU thread boosted by %s", BPF_BOOST_DRV);
-	tid = wb->tid;
-	vm_close(vm2);
-	t = now();
-	while (!__thread_normal_is(tid, 0, true) &&
-	       now() - t < BOOST_WAIT_SECONDS)
-		usleep(10000);
-	EXPECT_TRUE(thread_normal_is(tid, 0))
-		TH_LOG("its VM's fds all closed: the thread is SCHED_OTHER nice 0 again (after %.0f ms)",
-		       (now() - t) * 1000);
-	worker_destroy(wb);
+	EXPECT_TRUE(!area_set(vcpu, AREA_GPA, 0) &&
+		    !pvsched_assign(vm, BPF_BOOST_DRV, NULL))
+		TH_LOG("a VM with %s", BPF_BOOST_DRV);
 
 	/* Unregistered while assigned: the VM keeps it, and it boosts. */
 	r = bpf_tool_run("unload", BPF_BOOST_DRV);
@@ -2273,21 +2268,19 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 		    vm_driver_is(vm, BPF_BOOST_DRV))
 		TH_LOG("pvsched-bpf unload %s while assigned: status %d, not listed, the VM keeps it (GET)",
 		       BPF_BOOST_DRV, r);
-	boosts = a->boosts;
-	unboosts = a->unboosts;
 	EXPECT_TRUE(boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
 		    thread_boosted(vcpu, w->tid) && boost_run(w, vcpu, 0, 0) &&
 		    thread_normal_is(w->tid, BOOST_NICE) &&
 		    boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0) &&
-		    thread_boosted(vcpu, w->tid) && a->boosts == boosts + 2 &&
-		    a->unboosts == unboosts + 1)
-		TH_LOG("... it still boosts and unboosts: flag up, down, up (boosts +%u, unboosts +%u)",
-		       a->boosts - boosts, a->unboosts - unboosts);
+		    thread_boosted(vcpu, w->tid) && a->boosts == 2 &&
+		    a->unboosts == 1)
+		TH_LOG("... it still boosts and unboosts: flag up, down, up (boosts %u, unboosts %u)",
+		       a->boosts, a->unboosts);
 	r = pvsched_assign(vm, BPF_NOFLAG_DRV, NULL);
 	EXPECT_TRUE(!r && thread_normal_is(w->tid, BOOST_NICE) &&
 		    !(a->host_flags & PVSCHED_HOST_BOOSTED))
-		TH_LOG("boosted, then REPLACE %s (%s): SCHED_OTHER nice %d when it returns, not BOOSTED",
-		       BPF_NOFLAG_DRV, err_str(r), BOOST_NICE);
+		TH_LOG("boosted, then REPLACE %s (%s): no boost, not BOOSTED",
+		       BPF_NOFLAG_DRV, err_str(r));
 	EXPECT_EQ(-EINVAL, pvsched_assign(vm, BPF_BOOST_DRV, NULL))
 		TH_LOG("the unloaded %s cannot be assigned again: EINVAL",
 		       BPF_BOOST_DRV);
@@ -2310,9 +2303,6 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 	vm_close(vm);
 	if (nf_fd >= 0)
 		close(nf_fd);
-	EXPECT_TRUE(boost_sysctls_set(BOOST_PRIO_DEF, BOOST_MAX_US_DEF,
-				      BOOST_SHARE_DEF))
-		TH_LOG("sysctls back to their defaults");
 	r = bpf_tool_run("unload", BPF_NOFLAG_DRV);
 	EXPECT_TRUE(!r && !driver_listed(BPF_NOFLAG_DRV) &&
 		    !path_exists(PVSCHED_BPF_NOFLAG_MAP))
@@ -2326,6 +2316,392 @@ TEST_F_TIMEOUT(boost, bpf, TEST_SECONDS)
 	bpf_load_refused(_metadata, "boost-write", BPF_BADWRITE_DRV,
 			 "pvsched_badwrite_notify_event",
 			 "pvsched: no write access to kernel objects", NULL);
+}
+
+/*
+ * sched_ext: scx_minimal (kernel/bpf/scx_minimal.bpf.c, "pvsched-bpf load
+ * scx") is a sched_ext scheduler without SCX_OPS_SWITCH_PARTIAL, which
+ * moves every task of the fair policies to the sched_ext class, the vCPU
+ * thread with them: SCHED_NORMAL as ever, but no fair task. The boost
+ * server runs fair tasks only, and the boost changes no policy.
+ */
+#define SCX_DIR			"/sys/kernel/sched_ext"
+#define SCX_NAME		"scx_minimal"	/* its sched_ext_ops.name */
+
+static const char *need_scx(void)
+{
+	const char *r = need_boost();
+
+	if (r)
+		return r;
+	r = need_bpf();
+	if (r)
+		return r;
+	if (!path_exists(SCX_DIR))
+		return SCX_DIR " missing (a kernel without CONFIG_SCHED_CLASS_EXT)";
+	return NULL;
+}
+
+/* The first line of @path, without its newline; false (and a diag) if unread. */
+static bool file_line(const char *path, char *buf, size_t len)
+{
+	int r = read_file(path, buf, len);
+
+	if (r < 0) {
+		diag("%s: %s", path, err_str(r));
+		return false;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+/*
+ * Is sched_ext enabled with scx_minimal, all tasks switched to it (@on),
+ * or disabled (!@on)? Its enable_seq, which every enable increments, in
+ * @seq.
+ */
+static bool scx_is(bool on, long *seq)
+{
+	char state[32], all[16] = "", ops[64] = "", nr[32];
+	bool ok;
+
+	if (!file_line(SCX_DIR "/state", state, sizeof(state)) ||
+	    !file_line(SCX_DIR "/switch_all", all, sizeof(all)) ||
+	    !file_line(SCX_DIR "/enable_seq", nr, sizeof(nr)))
+		return false;
+	*seq = strtol(nr, NULL, 10);
+	if (on)
+		ok = !strcmp(state, "enabled") && !strcmp(all, "1") &&
+		     file_line(SCX_DIR "/root/ops", ops, sizeof(ops)) &&
+		     !strcmp(ops, SCX_NAME);
+	else
+		ok = !strcmp(state, "disabled");
+	if (!ok)
+		diag("sched_ext: state %s, switch_all %s, ops \"%s\"; expected %s",
+		     state, all, ops,
+		     on ? "enabled, 1, \"" SCX_NAME "\"" : "disabled");
+	return ok;
+}
+
+/* ext.enabled of /proc/TID/sched: does sched_ext run @tid? -1 if unread. */
+static int thread_scx(pid_t tid)
+{
+	static char buf[8192];
+	char path[64], *p;
+	long long v;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", tid);
+	r = read_file(path, buf, sizeof(buf));
+	if (r < 0) {
+		diag("%s: %s", path, err_str(r));
+		return -1;
+	}
+	p = strstr(buf, "ext.enabled ");
+	if (!p || !strchr(p, ':') || sscanf(strchr(p, ':') + 1, "%lld", &v) != 1) {
+		diag("%s has no ext.enabled", path);
+		return -1;
+	}
+	return v;
+}
+
+/* What a spin of scx_spin() showed. */
+struct scx_spin {
+	struct spin_samples ss;
+	unsigned int samples;	/* of ss: boost.on read */
+	uint32_t host_flags;	/* the area's, after the spin */
+	int policy;		/* the thread's, after the spin */
+	int scx;		/* its ext.enabled, after the spin */
+	double secs;		/* the spin, from its start to its end */
+	bool ok;		/* the KVM_RUNs ended as they should */
+};
+
+/*
+ * The guest raises its flag and exits, then spins with it up in a KVM_RUN
+ * on @w's thread that spin_sample() samples for BOOST_SPIN_MS and ends.
+ */
+static void scx_spin(struct worker *w, struct kvm_vcpu *vcpu,
+		     struct scx_spin *sp)
+{
+	double t;
+
+	sp->ok = boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	t = now();
+	spin_start(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	sp->ok = spin_sample(w, vcpu, BOOST_SPIN_MS, 0, &sp->ss) && sp->ok;
+	sp->secs = now() - t;
+	sp->samples = sp->ss.on + sp->ss.off;
+	sp->host_flags = boost_area(vcpu->vm)->host_flags;
+	sp->policy = sched_getscheduler(w->tid);
+	sp->scx = thread_scx(w->tid);
+}
+
+#define SCX_PHASE_MS		150	/* each phase of scx_switch_spin() */
+
+/* @tid's boost.served_ns grown over @ms; *@ok false if it was not read. */
+static uint64_t served_over(pid_t tid, int ms, bool *ok)
+{
+	struct boost_sched b0, b1;
+
+	if (!boost_sched_get(tid, &b0)) {
+		*ok = false;
+		return 0;
+	}
+	usleep(ms * 1000);
+	if (!boost_sched_get(tid, &b1)) {
+		*ok = false;
+		return 0;
+	}
+	return b1.served_ns - b0.served_ns;
+}
+
+/* What scx_switch_spin() saw: the time served in each phase. */
+struct scx_switch {
+	uint64_t fair_ns, ext_ns, back_ns;
+	int load, unload;	/* pvsched-bpf's statuses */
+	int scx;		/* ext.enabled of the thread under sched_ext */
+	bool ok;		/* every sample read, the KVM_RUNs ended */
+};
+
+/*
+ * The guest of @vcpu spins with its flag up on @w's thread, on CPU 1,
+ * while scx_minimal is enabled and disabled again, so that the boosted
+ * thread goes from the fair class to sched_ext and back in KVM_RUN: the
+ * time served in SCX_PHASE_MS before, under sched_ext, and after.
+ */
+static void scx_switch_spin(struct worker *w, struct kvm_vcpu *vcpu,
+			    struct scx_switch *sw)
+{
+	sw->ok = boost_run(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	if (!thread_pin(w->tid, 1) || !pin_to_cpu(0))
+		diag("pinning: %s", strerror(errno));
+	spin_start(w, vcpu, PVSCHED_GUEST_BOOST, 0);
+	usleep(20 * 1000);
+	sw->fair_ns = served_over(w->tid, SCX_PHASE_MS, &sw->ok);
+	sw->load = bpf_tool_run("load", "scx");
+	sw->scx = thread_scx(w->tid);
+	sw->ext_ns = served_over(w->tid, SCX_PHASE_MS, &sw->ok);
+	sw->unload = bpf_tool_run("unload", SCX_NAME);
+	sw->back_ns = served_over(w->tid, SCX_PHASE_MS, &sw->ok);
+	sw->ok = spin_release(w, vcpu) && sw->ok;
+	thread_pin(w->tid, -1);
+	unpin();
+}
+
+/*
+ * 21. A sched_ext scheduler that switched all tasks runs the vCPU thread:
+ * the guest that spins with its flag up gets its boost held but EXCLUDED,
+ * the boost server runs it for nothing, and its thread stays SCHED_NORMAL,
+ * never real-time, run by sched_ext to the end of the spin, which ends
+ * (the scheduler still enabled: not kicked out by a stall). Before the
+ * scheduler is enabled, and after it is disabled again, the same vCPU is
+ * served (the controls). Enabled and disabled during a boosted spin, the
+ * thread changes class in KVM_RUN: served, then nothing, then served
+ * again. (Before the boost server, the boost made the thread SCHED_FIFO,
+ * which sched_ext does not run: it was boosted.)
+ */
+TEST_F_TIMEOUT(boost, scx, TEST_SECONDS)
+{
+	struct scx_spin fair = {}, ext = {}, back = {};
+	long seq0 = -1, seq1 = -1, seq = -1;
+	struct scx_switch sw = {};
+	struct kvm_vcpu *vcpu;
+	struct worker *w;
+	struct kvm_vm *vm;
+	bool loaded;
+	int r;
+
+	NEED(need_scx);
+
+	r = driver_listed(BOOST_DRV) ? 0 : boost_load();
+	EXPECT_TRUE(!r && driver_listed(BOOST_DRV))
+		TH_LOG("insmod %s: %s, %s listed", BOOST_KO, err_str(r),
+		       BOOST_DRV);
+	vm = vm_create();
+	vcpu = boost_vcpu_add(vm);
+	w = worker_create();
+	r = pvsched_assign(vm, BOOST_DRV, NULL);
+	EXPECT_TRUE(!area_set(vcpu, AREA_GPA, 0) && !r &&
+		    vm_driver_is(vm, BOOST_DRV))
+		TH_LOG("a VM with %s (%s), the vCPU's area registered",
+		       BOOST_DRV, err_str(r));
+
+	/* The control: sched_ext disabled, the thread a fair task. */
+	EXPECT_TRUE(scx_is(false, &seq0))
+		TH_LOG("sched_ext disabled (enable_seq %ld)", seq0);
+	scx_spin(w, vcpu, &fair);
+	EXPECT_TRUE(fair.ok && fair.ss.served_ns > 0 &&
+		    (fair.host_flags & PVSCHED_HOST_BOOSTED) &&
+		    !(fair.host_flags & PVSCHED_HOST_EXCLUDED))
+		TH_LOG("without sched_ext, the guest spins with its flag up: the server runs the vCPU thread (%llu us), host_flags %#x (BOOSTED, not EXCLUDED)",
+		       (unsigned long long)fair.ss.served_ns / 1000,
+		       fair.host_flags);
+
+	r = bpf_tool_run("load", "scx");
+	loaded = !r && scx_is(true, &seq1);
+	EXPECT_TRUE(loaded && seq1 == seq0 + 1 && thread_scx(w->tid) == 1 &&
+		    thread_policy_is(w->tid, SCHED_OTHER))
+		TH_LOG("pvsched-bpf load scx (status %d): sched_ext enabled with %s (enable_seq %ld), all tasks switched; the vCPU thread, SCHED_NORMAL, is run by it (ext.enabled)",
+		       r, SCX_NAME, seq1);
+	scx_spin(w, vcpu, &ext);
+	diag("under %s: boost.on in %u of %u samples, served %llu ns, real-time in %u of %u, %s after, ext.enabled %d, the spin %.2f s",
+	     SCX_NAME, ext.ss.on, ext.samples,
+	     (unsigned long long)ext.ss.served_ns, ext.ss.rt, ext.ss.states,
+	     policy_str(ext.policy), ext.scx, ext.secs);
+	EXPECT_TRUE(loaded && ext.ok && ext.samples >= 10 &&
+		    !ext.ss.served_ns &&
+		    (ext.host_flags & PVSCHED_HOST_BOOSTED) &&
+		    (ext.host_flags & PVSCHED_HOST_EXCLUDED))
+		TH_LOG("under %s, the guest spins with its flag up: the boost is held (host_flags %#x: BOOSTED, EXCLUDED), the server runs it for nothing (%llu ns, %u samples)",
+		       SCX_NAME, ext.host_flags,
+		       (unsigned long long)ext.ss.served_ns, ext.samples);
+	EXPECT_TRUE(loaded && ext.ok && ext.ss.states >= 10 && !ext.ss.rt &&
+		    ext.policy == SCHED_OTHER && ext.scx == 1)
+		TH_LOG("... its thread is never real-time (in %u of %u samples), SCHED_NORMAL after the spin (%s), run by sched_ext (ext.enabled %d)",
+		       ext.ss.rt, ext.ss.states, policy_str(ext.policy), ext.scx);
+	EXPECT_TRUE(loaded && ext.ok &&
+		    ext.secs < BOOST_SPIN_MS / 1000.0 + BOOST_WAIT_SECONDS &&
+		    scx_is(true, &seq) && seq == seq1)
+		TH_LOG("nothing hangs: the spin ended after %.2f s (< %.1f), %s enabled all along (enable_seq %ld, %ld)",
+		       ext.secs, BOOST_SPIN_MS / 1000.0 + BOOST_WAIT_SECONDS,
+		       SCX_NAME, seq1, seq);
+
+	r = bpf_tool_run("unload", SCX_NAME);
+	EXPECT_TRUE(!r && scx_is(false, &seq) && thread_scx(w->tid) == 0)
+		TH_LOG("pvsched-bpf unload %s (status %d): sched_ext disabled, the vCPU thread a fair task again (ext.enabled 0)",
+		       SCX_NAME, r);
+	scx_spin(w, vcpu, &back);
+	EXPECT_TRUE(back.ok && back.ss.served_ns > 0 && !back.ss.rt &&
+		    (back.host_flags & PVSCHED_HOST_BOOSTED) &&
+		    !(back.host_flags & PVSCHED_HOST_EXCLUDED))
+		TH_LOG("%s disabled, the guest spins with its flag up again: the server runs the same vCPU thread again (%llu us), host_flags %#x (BOOSTED, not EXCLUDED)",
+		       SCX_NAME, (unsigned long long)back.ss.served_ns / 1000,
+		       back.host_flags);
+
+	/* The same, the scheduler enabled and disabled during the spin. */
+	scx_switch_spin(w, vcpu, &sw);
+	diag("%s enabled, then disabled during a boosted spin: served %llu, %llu, %llu us",
+	     SCX_NAME, (unsigned long long)sw.fair_ns / 1000,
+	     (unsigned long long)sw.ext_ns / 1000,
+	     (unsigned long long)sw.back_ns / 1000);
+	EXPECT_TRUE(sw.ok && sw.fair_ns > 0 && !sw.load && sw.scx == 1 &&
+		    !sw.ext_ns)
+		TH_LOG("the guest spins with its flag up, served (%llu us); %s enabled meanwhile (status %d): the thread goes to sched_ext in KVM_RUN (ext.enabled %d), served nothing more (%llu ns in %d ms)",
+		       (unsigned long long)sw.fair_ns / 1000, SCX_NAME,
+		       sw.load, sw.scx, (unsigned long long)sw.ext_ns,
+		       SCX_PHASE_MS);
+	EXPECT_TRUE(sw.ok && !sw.unload && sw.back_ns > 0 &&
+		    scx_is(false, &seq))
+		TH_LOG("... %s disabled, still in the spin (status %d): served again (%llu us), and the spin ends",
+		       SCX_NAME, sw.unload,
+		       (unsigned long long)sw.back_ns / 1000);
+	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) && !boost_area(vm)->host_flags)
+		TH_LOG("the flag down");
+
+	worker_destroy(w);
+	vm_close(vm);
+	r = boost_unload();
+	EXPECT_TRUE(!r && !driver_listed(BOOST_DRV))
+		TH_LOG("rmmod %s: %s, not listed any more", BOOST_DRV,
+		       err_str(r));
+}
+
+/*
+ * CONFIG_RT_GROUP_SCHED: a cgroup that is given no real-time runtime (in
+ * 6.12 a new one, whose cpu.rt_runtime_us, cgroup v1's, is 0) gets no
+ * precedence over real-time tasks, and none through the boost server.
+ */
+#define CGROUP_RT		CGROUP_ROOT "/pvsched_rt"
+
+/*
+ * Does a task in cgroup @dir become SCHED_FIFO? A child joins it and
+ * tries: 0 if it did, else its errno (EPERM: a group that has no
+ * real-time runtime), or -1 if it could not join.
+ */
+static int cgroup_fifo_probe(const char *dir)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	char path[256];
+	int status;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		if (!file_put(path, "0"))
+			_exit(255);
+		_exit(sched_setscheduler(0, SCHED_FIFO, &sp) ? errno : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status) == 255 ? -1 : WEXITSTATUS(status);
+}
+
+/*
+ * 22. With RT group scheduling, a VMM in a cgroup given no real-time
+ * runtime (a new cgroup, where a task may not become SCHED_FIFO: EPERM),
+ * whose guest spins with its flag up: the boost is held but EXCLUDED, the
+ * server runs its vCPU thread for nothing, the thread is never real-time,
+ * and the VM runs to the end of the spin. The same VMM in the root group
+ * (the control) is served. Skipped on a kernel without RT group
+ * scheduling, where the new cgroup takes a SCHED_FIFO task (make check's
+ * kernels); make series-check boots a variant with it and runs this test
+ * alone (kernel/scripts/series-check.sh).
+ */
+TEST_F_TIMEOUT(boost, rt_group, TEST_SECONDS)
+{
+	struct cgroup_result root = {}, rt = {};
+	double limit = BOOST_SPIN_MS / 1000.0 + BOOST_WAIT_SECONDS;
+	bool ok, ran;
+	int probe, r;
+
+	NEED(need_boost);
+
+	ok = cgroup_make(CGROUP_RT, "max", "max");
+	probe = ok ? cgroup_fifo_probe(CGROUP_RT) : -1;
+	if (ok && !probe) {
+		if (rmdir(CGROUP_RT))
+			diag("rmdir %s: %s", CGROUP_RT, strerror(errno));
+		SKIP(return, "no RT group scheduling: a task in a new cgroup becomes SCHED_FIFO (CONFIG_RT_GROUP_SCHED=n)");
+	}
+	EXPECT_TRUE(ok && probe == EPERM)
+		TH_LOG("the new cgroup %s has no real-time runtime: a task in it may not become SCHED_FIFO (%s)",
+		       CGROUP_RT, probe > 0 ? strerror(probe) : "could not join it");
+
+	r = driver_listed(BOOST_DRV) ? 0 : boost_load();
+	EXPECT_TRUE(!r && driver_listed(BOOST_DRV))
+		TH_LOG("insmod %s: %s, %s listed", BOOST_KO, err_str(r),
+		       BOOST_DRV);
+
+	ran = cgroup_run(CGROUP_ROOT, BOOST_SPIN_MS, &root);
+	EXPECT_TRUE(ran && root.served_ns > 0 && root.area.boosts == 1 &&
+		    !(root.area.host_flags & PVSCHED_HOST_EXCLUDED))
+		TH_LOG("a VMM in the root group, whose guest spins with its flag up: served (%llu us, boosts %u, host_flags %#x)",
+		       (unsigned long long)root.served_ns / 1000,
+		       root.area.boosts, root.area.host_flags);
+
+	ran = ok && probe == EPERM && cgroup_run(CGROUP_RT, BOOST_SPIN_MS, &rt);
+	diag("in %s: served %llu ns, %u samples, real-time in %u of %u, the spin %.2f s",
+	     CGROUP_RT, (unsigned long long)rt.served_ns, rt.samples, rt.rt,
+	     rt.states, rt.wall);
+	EXPECT_TRUE(ran && rt.samples >= 10 && !rt.served_ns &&
+		    rt.area.boosts == 1 &&
+		    (rt.area.host_flags & PVSCHED_HOST_BOOSTED) &&
+		    (rt.area.host_flags & PVSCHED_HOST_EXCLUDED))
+		TH_LOG("a VMM in %s, whose guest spins with its flag up: the boost is held (boosts %u), EXCLUDED (host_flags %#x), never served (%llu ns, %u samples)",
+		       CGROUP_RT, rt.area.boosts, rt.area.host_flags,
+		       (unsigned long long)rt.served_ns, rt.samples);
+	EXPECT_TRUE(ran && rt.states >= 10 && !rt.rt && rt.wall < limit)
+		TH_LOG("... its vCPU thread never real-time (in %u of %u samples), and nothing hangs: the VM ran its spin to the end (%.2f s, < %.1f)",
+		       rt.rt, rt.states, rt.wall, limit);
+
+	if (rmdir(CGROUP_RT))
+		diag("rmdir %s: %s", CGROUP_RT, strerror(errno));
+	r = boost_unload();
+	EXPECT_TRUE(!r && !driver_listed(BOOST_DRV))
+		TH_LOG("rmmod %s: %s, not listed any more", BOOST_DRV,
+		       err_str(r));
 }
 
 PVSCHED_TEST_HARNESS_MAIN

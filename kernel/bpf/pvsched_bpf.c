@@ -22,6 +22,12 @@
  * program exits; "unload bpf_pvsched_tpcount" removes the pins, which
  * detaches them, and waits until the kernel has freed the programs.
  *
+ * And it knows scx_minimal ("load scx"), which is no pvsched driver
+ * either: a sched_ext scheduler of all tasks, for the boost test. "load"
+ * enables it, and the kernel keeps it enabled after this program exits;
+ * "unload scx_minimal" disables it. Its struct_ops map is pinned at
+ * /sys/fs/bpf/pvsched/scx_minimal/ops, as a driver's.
+ *
  * A registered driver's struct_ops map is pinned at
  * /sys/fs/bpf/pvsched/NAME/ops, bpf_pvsched_count's count maps at
  * /sys/fs/bpf/pvsched/bpf_pvsched_count/{slots,counts}, and
@@ -54,6 +60,7 @@
 #include "pvsched_sample.skel.h"
 #include "pvsched_sleep.skel.h"
 #include "pvsched_tpcount.skel.h"
+#include "scx_minimal.skel.h"
 
 #define SAMPLE_NAME	"bpf_pvsched_ops"
 #define NOP_NAME	"bpf_pvsched_nop"
@@ -61,6 +68,7 @@
 #define SLEEP_NAME	"bpf_pvsched_sleep"
 #define UNCHECKED_NAME	"bpf_pvsched_unchecked"
 #define BADWRITE_NAME	"bpf_pvsched_badwrite"
+#define SCX_NAME	"scx_minimal"	/* its sched_ext_ops.name */
 
 static int verbose;
 
@@ -110,7 +118,8 @@ static int driver_attach(struct bpf_map *ops, const char *name)
 		fprintf(stderr, "pvsched-bpf: registering %s: %s%s\n", name,
 			strerror(-err),
 			err == -EEXIST ? " (a driver of that name is registered)" :
-			err == -ENOSPC ? " (too many pvsched drivers)" : "");
+			err == -ENOSPC ? " (too many pvsched drivers)" :
+			err == -EBUSY ? " (a sched_ext scheduler is enabled)" : "");
 		return -1;
 	}
 
@@ -462,6 +471,28 @@ static int load_sleep(bool notify)
 	return err;
 }
 
+/*
+ * scx_minimal: a sched_ext scheduler, no pvsched driver; registering its
+ * struct_ops map enables it, with all tasks switched to it.
+ */
+static int load_scx(void)
+{
+	struct scx_minimal_bpf *skel;
+	int err;
+
+	if (driver_loaded(SCX_NAME))
+		return -1;
+	skel = scx_minimal_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "pvsched-bpf: loading %s failed: %s\n",
+			SCX_NAME, strerror(errno));
+		return -1;
+	}
+	err = driver_attach(skel->maps.scx_minimal_ops, SCX_NAME);
+	scx_minimal_bpf__destroy(skel);
+	return err;
+}
+
 static int load_sleep_reg(void)
 {
 	return load_sleep(false);
@@ -509,6 +540,8 @@ static const struct {
 	  "reads the area without a NULL test: refused by the kernel" },
 	{ "boost-write", load_boost_write, true,
 	  "writes the area's snapshot: refused by the kernel" },
+	{ "scx", load_scx, true,
+	  SCX_NAME ": a sched_ext scheduler of all tasks, not a driver" },
 };
 
 static int cmd_load(const char *which)
