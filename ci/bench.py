@@ -66,8 +66,11 @@ CASES = (
      "--pvsched=bpf_pvsched_boost", None),
 )
 
-# case -> largest allowed slowdown against the baseline, in percent
-TARGETS = {"none": 0.5, "nop": 2.0, "bpf": 5.0}
+# case -> largest allowed slowdown against the baseline, in percent: those
+# of issue 21, and issue 34's for the boosting drivers, which ask the
+# scheduler for nothing on an exit that changes nothing.
+TARGETS = {"none": 0.5, "nop": 2.0, "bpf": 5.0, "boost": 4.0,
+           "bpfboost": 4.0}
 
 KERNELS = {
     "base": ("baseline", os.path.join(BUILD, "base")),

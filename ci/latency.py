@@ -67,7 +67,7 @@ CASES = (
      "--pvsched= --vcpu-fifo=1"),
     # The same plus PVSCHED_GUEST_BOOST_IRQ, and that flag alone: a tick
     # that finds the vCPU preempted or halted unboosted boosts it (WAKEUP,
-    # applied by a kernel worker).
+    # applied at once, in the timer's interrupt).
     ("boostirq", "CPU hogs, pvsched_boost, + BOOST_IRQ", True,
      "--pvsched=pvsched_boost --boost=wait --boost-irq"),
     ("irqonly", "CPU hogs, pvsched_boost, BOOST_IRQ only", True,
@@ -78,7 +78,8 @@ CASES = (
      "--pvsched= --wait=spin"),
     ("spinirq", "spinning, CPU hogs, BOOST_IRQ", True,
      "--pvsched=pvsched_boost --boost-irq --wait=spin"),
-    # A guest that never drops its request: the bounds throttle it.
+    # A guest that never drops its request: the bounds keep the hogs
+    # their fair share.
     ("hold", "spinning, CPU hogs, BOOST held", True,
      "--pvsched=pvsched_boost --boost=hold --wait=spin"),
 )
@@ -124,8 +125,8 @@ SETUP = [
     "pvsched-bpf load boost >/dev/null || exit 1",
     'echo "LAT-CONFIG base_slice_ns $(cat '
     '/sys/kernel/debug/sched/base_slice_ns 2>/dev/null || echo -)"',
-    'for s in prio max_us share_pct; do echo "LAT-CONFIG pvsched_boost_$s '
-    '$(cat /proc/sys/kernel/pvsched_boost_$s)"; done',
+    'for s in runtime_us period_us; do echo "LAT-CONFIG sched_boost_$s '
+    '$(cat /proc/sys/kernel/sched_boost_$s)"; done',
     'echo "LAT-CONFIG release $(uname -r)"',
     'echo "LAT-CONFIG cpus $(nproc)"',
 ]
@@ -171,11 +172,12 @@ def vm_script(args, items):
     bytes, go after each run, so that a VM that hangs loses only the run
     it hung in."""
     lines = ["#!/bin/sh"] + SETUP
-    l2_max_us = str(args.l2_max_us) if args.l2_max_us else "$max_us0"
+    l2_runtime = (str(args.l2_runtime_us) if args.l2_runtime_us
+                  else "$runtime0")
     lines += [
         # The payload runs under the default, and so do the Linux rows
-        # unless --l2-max-us says otherwise.
-        "max_us0=$(cat /proc/sys/kernel/pvsched_boost_max_us)",
+        # unless --l2-runtime-us says otherwise.
+        "runtime0=$(cat /proc/sys/kernel/sched_boost_runtime_us)",
         "hogs_start() {",
         "\thogpids=",
         "\ti=0",
@@ -208,7 +210,7 @@ def vm_script(args, items):
         "\tcase=$1 rnd=$2 hogs=$3",
         "\tshift 3",
         "\techo \"LAT-START $case $rnd\"",
-        "\techo \"$max_us0\" > /proc/sys/kernel/pvsched_boost_max_us",
+        "\techo \"$runtime0\" > /proc/sys/kernel/sched_boost_runtime_us",
         "\t[ $hogs = 0 ] || hogs_start",
         "\tminivmm \"$@\" --payload=latency --vcpus=1 --period-us=%d "
         "--iterations=%d --latency-samples --json >/tmp/out 2>/tmp/err"
@@ -224,7 +226,7 @@ def vm_script(args, items):
         "\tcase=$1 rnd=$2 hogs=$3 append=$4",
         "\tshift 4",
         "\techo \"LAT-START $case $rnd\"",
-        "\techo %s > /proc/sys/kernel/pvsched_boost_max_us" % l2_max_us,
+        "\techo %s > /proc/sys/kernel/sched_boost_runtime_us" % l2_runtime,
         "\t/tests/l2-latency.sh -H $hogs -w %g -t %d -a \"$append\" -- "
         "\"$@\" >/tmp/l2 2>&1" % (0.5 + args.l2_loops * args.period_us /
                                     1e6, args.l2_timeout),
@@ -235,7 +237,7 @@ def vm_script(args, items):
         "\techo \"LAT-DONE $case $rnd\"",
         "\techo \"LAT-PROGRESS $case $rnd $rc\"",
         "}",
-        'echo "LAT-CONFIG l2_pvsched_boost_max_us %s"' % l2_max_us,
+        'echo "LAT-CONFIG l2_sched_boost_runtime_us %s"' % l2_runtime,
     ]
     lines += [line for _, line in items]
     return "\n".join(lines) + "\n"
@@ -636,14 +638,13 @@ def targets(results, args):
                 p99("bpfboost") <= 1.1 * p99("boost"),
                 "%+.1f%%" % ((p99("bpfboost") / max(p99("boost"), 1) - 1)
                              * 100)))
-    # A guest that never drops its request is boosted for at most
-    # share_pct of each window; the rest of the CPU is shared fairly, so
-    # the hogs keep at least (100 - share) * hogs / (hogs + 1) percent.
-    share = args.share_pct
-    bound = (100 - share) * args.hogs / (args.hogs + 1)
+    # A boost changes when the vCPU runs, not how much: against a guest
+    # that never drops its request, the hogs keep their fair share,
+    # hogs / (hogs + 1), less 5 points.
+    bound = 100.0 * args.hogs / (args.hogs + 1) - 5
     got = by["hold"]["hog_share_pct"]
     out.append(("hogs keep >= %.0f%% of the CPU against a guest that holds "
-                "its boost (share %d%%)" % (bound, share), got >= bound,
+                "its boost (their fair share less 5)" % bound, got >= bound,
                 "%.1f%%" % got))
     return out
 
@@ -698,8 +699,8 @@ def print_l2(results, hb, args):
           "-m -p 90 -i %d -l %d, us of" % (args.period_us, args.l2_loops))
     print("virtual time from its 1-us histogram; all %d rounds' samples "
           "together; %d hog(s) where marked;" % (args.reps, args.hogs))
-    print("kernel.pvsched_boost_max_us %s for these rows" % (
-        args.l2_max_us or "at its default"))
+    print("kernel.sched_boost_runtime_us %s for these rows" % (
+        args.l2_runtime_us or "at its default"))
     print()
     hdr = "%-40s %7s %8s %7s %7s %8s %8s | %6s %6s %6s" % (
         "case", "min", "avg", "p50", "p99", "p99.9", "max", "hogs%",
@@ -780,12 +781,12 @@ def print_table(cfg, alone_rate, results, tgts, args, l2results, hb):
           + ", ".join("%s %.1f%%" % (r["case"], r["p99_spread_pct"])
                       for r in results))
     print()
-    print("Config: HZ=%s, %s, %s, base_slice_ns %s; pvsched_boost prio %s, "
-          "max_us %s, share_pct %s" % (
+    print("Config: HZ=%s, %s, %s, base_slice_ns %s; boost server %s us "
+          "of every %s us" % (
               cfg.get("hz"), "+".join(cfg.get("preempt", [])) or "-",
               cfg.get("tick"), cfg.get("base_slice_ns"),
-              cfg.get("pvsched_boost_prio"), cfg.get("pvsched_boost_max_us"),
-              cfg.get("pvsched_boost_share_pct")))
+              cfg.get("sched_boost_runtime_us"),
+              cfg.get("sched_boost_period_us")))
     if l2results:
         print_l2(l2results, hb, args)
     print()
@@ -917,9 +918,10 @@ def main():
                     "(default 150)")
     ap.add_argument("--retries", type=int, default=2,
                     help="new VMs for an item that hung (default 2)")
-    ap.add_argument("--l2-max-us", type=int, default=0,
-                    help="kernel.pvsched_boost_max_us for the Linux guest "
-                    "rows (default: the kernel's default)")
+    ap.add_argument("--l2-runtime-us", type=int, default=0,
+                    help="kernel.sched_boost_runtime_us for the Linux guest "
+                    "rows, at most its period (default: the kernel's "
+                    "default)")
     ap.add_argument("--linux", action="store_true", default=True,
                     help="also cyclictest and hackbench in a Linux guest "
                     "(RFC v1's experiment; the default)")
@@ -946,7 +948,6 @@ def main():
     try:
         cfg, runs, hogs, l2, hung = boot(args)
         cfg.update(kernel_config())
-        args.share_pct = int(cfg.get("pvsched_boost_share_pct", 50))
         alone_rate, results = summarize(runs, hogs, args)
         tgts = targets(results, args)
         l2results, hb = [], {}

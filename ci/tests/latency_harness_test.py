@@ -18,7 +18,7 @@ def args_for(retries):
     return argparse.Namespace(reps=1, linux=False, hogs=2, samples=10,
                               period_us=500, retries=retries, stall=1,
                               l2_loops=10, hb_loops=1, hb_runs=1,
-                              l2_max_us=0, l2_timeout=1, timeout=1)
+                              l2_runtime_us=0, l2_timeout=1, timeout=1)
 
 
 def run(retries, hangs):

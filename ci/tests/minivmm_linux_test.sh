@@ -267,7 +267,7 @@ rc=0
 check "linux: --kernel with --payload: usage error, status 1" \
 	eval 'test $rc = 1 && grep -q "^minivmm: --payload is a payload option: not with --kernel$" "$CON"'
 
-# 12-16: the pvsched device and the guest driver (kernel patches 25, 26)
+# 12-16: the pvsched device and the guest driver (kernel patches 20, 21)
 # with pvsched_boost (pvsched_count for 16). A run that ends with the
 # debug exit leaves the areas registered: the report shows them.
 if [ -n "$NO_PVSCHED" ]; then

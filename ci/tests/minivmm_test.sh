@@ -37,14 +37,7 @@ PERIOD_US=20000
 BOOST_ITERATIONS=20
 BOOST_PERIOD_US=5000
 BOOST_KO=/lib/modules/pvsched_boost.ko
-BOOST_MAX_US=/proc/sys/kernel/pvsched_boost_max_us	# the boost bounds
-DEFAULT_DRV=/proc/sys/kernel/pvsched_default_driver	# patch 29
-BOOST_SHARE=/proc/sys/kernel/pvsched_boost_share_pct
-BOOST_VM=/proc/sys/kernel/pvsched_boost_vm_pct
-# The bound per VM: a 4-vCPU guest boosted throughout, under busy loops.
-VM_BOUND_PCT=50		# pvsched_boost_vm_pct for the check
-VM_BOUND_SECONDS=3
-VM_BOUND_LOOPS=2000000	# boost payload: a burst outlasts its tick
+DEFAULT_DRV=/proc/sys/kernel/pvsched_default_driver	# patch 23
 # The irq payload: ticks per vCPU, the timer period (us) of halted vCPUs,
 # the CPU a spinning vCPU shares with a busy loop, and its timer period.
 # A tick that comes before the vCPU is back in HLT wakes nothing and is
@@ -57,8 +50,7 @@ IRQ_CPU=1
 IRQ_SPIN_PERIOD_US=2000
 LAT_SAMPLES=200			# the latency payload's samples
 HOLD_SAMPLES=200		# --boost=hold's, at a period of
-HOLD_PERIOD_US=5000		# which the vCPU runs 6-30% (TCG),
-HOLD_MAX_US=20000		# and max_us
+HOLD_PERIOD_US=5000		# which the vCPU runs 6-30% (TCG)
 TEST_DRV_KO=/lib/modules/pvsched_test_drv.ko
 STRICT_STATS=/sys/kernel/debug/pvsched_test_strict
 KVM_DEV=/dev/kvm
@@ -149,43 +141,13 @@ run_exact() {
 	fi
 }
 
-# with_bounds MAX_US SHARE_PCT VM_PCT RUN ARG...: RUN ARG... (run,
-# run_bounded, run_exact or a function) with pvsched_boost_max_us,
-# pvsched_boost_share_pct and pvsched_boost_vm_pct set so, the old values
-# back after it. rc 99 if a sysctl cannot be set or restored (said in
-# $ERR).
-with_bounds() {
-	if ! old_max=$(cat "$BOOST_MAX_US") ||
-	   ! old_share=$(cat "$BOOST_SHARE") || ! old_vm=$(cat "$BOOST_VM") ||
-	   ! echo "$1" > "$BOOST_MAX_US" || ! echo "$2" > "$BOOST_SHARE" ||
-	   ! echo "$3" > "$BOOST_VM"; then
-		setup_failed "cannot set $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM"
-		return
-	fi
-	echo "# pvsched_boost_max_us was $old_max, share_pct $old_share, vm_pct $old_vm; $1, $2 and $3 for: $4"
-	shift 3
-	"$@"
-	if ! echo "$old_max" > "$BOOST_MAX_US" ||
-	   ! echo "$old_share" > "$BOOST_SHARE" ||
-	   ! echo "$old_vm" > "$BOOST_VM" ||
-	   [ "$(cat "$BOOST_MAX_US") $(cat "$BOOST_SHARE") $(cat "$BOOST_VM")" != \
-	     "$old_max $old_share $old_vm" ]; then
-		echo "cannot restore $BOOST_MAX_US, $BOOST_SHARE and $BOOST_VM to $old_max, $old_share and $old_vm" >> "$ERR"
-		rc=99
-	fi
-}
-
-# unbounded RUN ARG...: RUN ARG... with the widest boost bounds the
-# sysctls allow (max_us 1000000, share_pct 99, vm_pct 10000): for a check
-# of a driver's policy, which must not hang on how much CPU time this
-# kernel takes per boost. A debug kernel's slow exits can use up the
-# default 2 ms on one tick, and the ticks that come while the vCPU pays
-# back are not boosted (seen: 24 boosts, 15 throttles of 40 ticks; one CI
-# run fell below half). The bounds have their own tests
-# (pvsched_boost_test, and the bound per VM below).
-unbounded() {
-	with_bounds 1000000 99 10000 "$@"
-}
+# The boost's bounds are CPU time, which this VM, on the host's real
+# time, does not measure exactly: a stall of the whole VM is charged to
+# the thread that was current. So the checks here are of the drivers'
+# policy (boosts, unboosts, what the guest saw), which no bound changes:
+# a bound of the boost server cuts a boosted run short (the area's
+# throttles) but neither ends nor starts a boost. The bounds are checked
+# on instruction-count time (pvsched_boost_test, adversary.sh).
 
 # jq_true FILE FILTER [JQ OPTION]...: FILE holds exactly one JSON value
 # and FILTER gives exactly one result on it, true. jq 1.6 -e alone exits 0
@@ -267,36 +229,32 @@ boost_ok() {
 		--argjson n "$2" --argjson c "$3"
 }
 
-# boost_exact_ok FILE VCPUS COUNT: boost_ok, and under bounds that never
-# throttle, what the driver's policy makes of COUNT bursts: each burst's
-# work exit boosts (boosts == COUNT), the guest reads PVSCHED_HOST_BOOSTED
-# after it (boost_seen == COUNT), and its halt exit with the flag dropped
-# ends the boost (unboosts == COUNT), with no throttle and none left
-# boosted.
+# boost_exact_ok FILE VCPUS COUNT: boost_ok, and what the driver's policy
+# makes of COUNT bursts: each burst's work exit boosts (boosts == COUNT),
+# the guest reads PVSCHED_HOST_BOOSTED after it (boost_seen == COUNT), and
+# its halt exit with the flag dropped ends the boost (unboosts == COUNT),
+# none left boosted.
 boost_exact_ok() {
 	boost_ok "$1" "$2" "$3" &&
 	jq_true "$1" 'all(.vcpu[]; .pvsched_area.boosts == $c and
 		    .pvsched_area.unboosts == $c and
-		    .pvsched_area.throttles == 0 and
 		    .pvsched_area.boost_seen == $c and
 		    .pvsched_area.host_flags % 2 == 0)' --argjson c "$3"
 }
 
-# irq_ok FILE VCPUS MIN [THROTTLES]: ok, the areas registered, and every
-# vCPU counted all its ticks, was boosted at least MIN times (and once at
-# least) and took at least one tick in a handler that saw
-# PVSCHED_HOST_BOOSTED (boost_seen), though the guest never raised
-# PVSCHED_GUEST_BOOST; no vCPU is left boosted; with THROTTLES, no vCPU
-# was throttled more often than that.
+# irq_ok FILE VCPUS MIN: ok, the areas registered, and every vCPU counted
+# all its ticks, was boosted at least MIN times (and once at least) and
+# took at least one tick in a handler that saw PVSCHED_HOST_BOOSTED
+# (boost_seen), though the guest never raised PVSCHED_GUEST_BOOST; no vCPU
+# is left boosted.
 irq_ok() {
 	jq_true "$1" '.ok == true and .pvsched_area == "registered" and
 		$n > 0 and (.vcpu | length) == $n and
 		all(.vcpu[]; .result == "done" and .pvsched_area != null and
 		    .pvsched_area.boosts >= ([$m, 1] | max) and
 		    .pvsched_area.boost_seen >= 1 and
-		    .pvsched_area.host_flags % 2 == 0 and
-		    ($t < 0 or .pvsched_area.throttles <= $t))' \
-		--argjson n "$2" --argjson m "$3" --argjson t "${4:--1}"
+		    .pvsched_area.host_flags % 2 == 0)' \
+		--argjson n "$2" --argjson m "$3"
 }
 
 # unboosted_ok FILE VCPUS: ok, the areas registered, every vCPU done and
@@ -387,7 +345,7 @@ good_boost_report() {
 }
 
 ktap_print_header
-ktap_set_plan 65
+ktap_set_plan 64
 
 run --list-drivers --json
 check "minivmm --list-drivers lists pvsched_nop" \
@@ -491,8 +449,6 @@ jq -c '.vcpu[1].pvsched_area.gpa = 36864' "$SELF/boost.json" > "$SELF/boost-same
 jq -c '.vcpus = 0 | .vcpu = []' "$SELF/boost.json" > "$SELF/boost-no-vcpu.json"
 jq -c '.vcpu[1].pvsched_area.boosts = 19 | .vcpu[1].pvsched_area.unboosts = 19' \
 	"$SELF/boost.json" > "$SELF/boost-19.json"
-jq -c '.vcpu[0].pvsched_area.unboosts = 19 | .vcpu[0].pvsched_area.throttles = 1' \
-	"$SELF/boost.json" > "$SELF/throttle-1.json"
 jq -c '.vcpu[0].pvsched_area.unboosts = 19' "$SELF/boost.json" > "$SELF/unboost-19.json"
 jq -c '.vcpu[1].pvsched_area.boost_seen = 19' "$SELF/boost.json" > "$SELF/seen-19.json"
 rc=-
@@ -532,13 +488,12 @@ check "the boost check passes a good report, fails an empty or missing one, one 
 	      ! boost_ok "$SELF/boost-no-vcpu.json" 0 20 &&
 	      ! boost_ok "$SELF/boost-no-vcpu.json" 2 20 &&
 	      ! boost_ok "$SELF/boost.json" 2 19'
-check "the exact boost check passes a good report, fails one a boost, unboost or seen short, or with a throttle" \
+check "the exact boost check passes a good report, fails one a boost, unboost or seen short" \
 	eval 'boost_exact_ok "$SELF/boost.json" 2 20 &&
 	      ! boost_exact_ok "$SELF/boost.json" 2 19 &&
 	      ! boost_exact_ok "$SELF/boost-19.json" 2 20 &&
 	      ! boost_exact_ok "$SELF/unboost-19.json" 2 20 &&
 	      ! boost_exact_ok "$SELF/seen-19.json" 2 20 &&
-	      ! boost_exact_ok "$SELF/throttle-1.json" 2 20 &&
 	      ! boost_exact_ok "$SELF/missing.json" 2 20'
 
 # Exact HALT and INTR_INJ counts. Each vCPU takes TICKS timer interrupts,
@@ -627,9 +582,9 @@ check "bpf_pvsched_count unloads" [ $rc -eq 0 ]
 # pvsched_boost and the boost payload: each burst raises
 # PVSCHED_GUEST_BOOST in the vCPU's area and exits to minivmm (the driver
 # sees the flag at that VM exit: KVM counts the boost before KVM_RUN
-# returns, pauses it while minivmm handles the exit and applies it when
-# minivmm runs the vCPU again), spins boosted, drops the flag and halts
-# (the driver ends the boost before the vCPU sleeps). KVM keeps the counts in the area's host
+# returns, takes it away while minivmm handles the exit and gives it back
+# when minivmm runs the vCPU again), spins boosted, drops the flag and
+# halts (the driver ends the boost before the vCPU sleeps). KVM keeps the counts in the area's host
 # fields, which minivmm reads after the run.
 insmod "$BOOST_KO" > "$OUT" 2> "$ERR" ||
 	grep -qw pvsched_boost /proc/sys/kernel/pvsched_available_drivers
@@ -641,88 +596,29 @@ show_areas
 check "boost payload with pvsched_boost exits 0" [ $rc -eq 0 ]
 check "pvsched_boost: every vCPU has its area, boosts >= 1, unboosts >= 1, boosted_ns > 0" \
 	boost_ok "$OUT" 2 $BOOST_ITERATIONS
-# Each boost ends by the driver's request (unboosts) or by the bounds
-# (throttles); after the run, whose last exits come with the flag
-# dropped, no vCPU is left boosted (PVSCHED_HOST_BOOSTED, bit 0, clear).
-check "pvsched_boost: boosts == unboosts + throttles, none left boosted" \
+# Each boost ends by the driver's request (unboosts): the bounds cut
+# runs short, but end no boost; after the run, whose last exits come with
+# the flag dropped, no vCPU is left boosted (PVSCHED_HOST_BOOSTED, bit 0,
+# clear).
+check "pvsched_boost: boosts == unboosts, none left boosted" \
 	jq_true "$OUT" '.vcpus == 2 and (.vcpu | length) == 2 and
 		all(.vcpu[]; .pvsched_area != null and
-		    .pvsched_area.boosts ==
-		    .pvsched_area.unboosts + .pvsched_area.throttles and
+		    .pvsched_area.boosts == .pvsched_area.unboosts and
 		    .pvsched_area.host_flags % 2 == 0)'
 # The boost is counted before KVM_RUN returns for the work exit, and KVM
 # writes host_flags when it changes: the guest, back from that exit, reads
-# PVSCHED_HOST_BOOSTED (always on the first burst, which no throttle can
-# precede).
+# PVSCHED_HOST_BOOSTED.
 check "pvsched_boost: each guest saw PVSCHED_HOST_BOOSTED after a work exit" \
 	jq_true "$OUT" '.vcpus == 2 and (.vcpu | length) == 2 and
 		all(.vcpu[]; .pvsched_area != null and
 		    .pvsched_area.boost_seen >= 1)'
-# Under bounds that never throttle, the counts are the policy's: one
-# boost per burst, seen by the guest after its work exit, one unboost.
-unbounded run --pvsched=pvsched_boost --vcpus=2 --payload=boost \
+# The counts are the policy's: one boost per burst, seen by the guest
+# after its work exit, one unboost.
+run --pvsched=pvsched_boost --vcpus=2 --payload=boost \
 	--period-us=$BOOST_PERIOD_US --iterations=$BOOST_ITERATIONS --json
 show_areas
-check "pvsched_boost, widest bounds: per vCPU $BOOST_ITERATIONS boosts, $BOOST_ITERATIONS seen, $BOOST_ITERATIONS unboosts, no throttle" \
+check "pvsched_boost: per vCPU $BOOST_ITERATIONS boosts, $BOOST_ITERATIONS seen, $BOOST_ITERATIONS unboosts" \
 	eval '[ $rc -eq 0 ] && boost_exact_ok "$OUT" 2 $BOOST_ITERATIONS'
-# The bound per VM (pvsched_boost_vm_pct): a 4-vCPU guest whose vCPUs
-# all keep PVSCHED_GUEST_BOOST up (boost payload, each burst longer than
-# its tick), on the 2 CPUs of this VM, each with a nice-0 busy loop pinned
-# to it. Each vCPU's own bounds are the widest (max_us 1000000, share_pct
-# 99: alone, the 4 vCPUs could keep both CPUs boosted); the VM runs
-# boosted for at most VM_BOUND_PCT% of one CPU per window. The rest of the
-# 2 CPUs goes to the 6 nice-0 threads alike, so the 2 busy loops get at
-# least (200 - VM_BOUND_PCT) * 2/6 % of one CPU, i.e. (200 - VM_BOUND_PCT)
-# / 6 % of the 2 CPUs (25% at 50), if the 6 threads share that time
-# exactly alike; CFS with pinned threads, minivmm's own threads and the
-# kernel's workers make that inexact, so the check allows 10% of it
-# (22.5% at 50; with no bound per VM, 9.2% was measured). Their share
-# comes from their CPU time (/proc/PID/stat) over the run's wall time. The
-# VM's own boosted CPU time (the areas' boosted_ns, summed) must stay
-# within VM_BOUND_PCT% of one CPU over the run, also with 10% to spare.
-# The old values of the three sysctls come back after the run; rc 99 if
-# they cannot be set or restored.
-cpu_ticks() {
-	awk '{ print $14 + $15 }' "/proc/$1/stat"
-}
-uptime_cs() {
-	awk '{ printf "%d\n", $1 * 100 }' /proc/uptime
-}
-vm_bound_measure() {
-	hog_start 0
-	hog0=$hog
-	hog_start 1
-	hog1=$hog
-	t0=$(uptime_cs)
-	c0=$(($(cpu_ticks $hog0) + $(cpu_ticks $hog1)))
-	run --pvsched=pvsched_boost --vcpus=4 --payload=boost \
-		--period-us=$BOOST_PERIOD_US --busy-loops=$VM_BOUND_LOOPS \
-		--seconds=$VM_BOUND_SECONDS --json
-	c1=$(($(cpu_ticks $hog0) + $(cpu_ticks $hog1)))
-	t1=$(uptime_cs)
-	kill $hog0 $hog1 2> /dev/null
-	wait $hog0 $hog1 2> /dev/null
-	hog_share=$(((c1 - c0) * 1000 / ((t1 - t0) * 2)))	# per mille
-	hog_promise=$(((200 - VM_BOUND_PCT) * 10 / 6))
-	hog_floor=$((hog_promise * 9 / 10))
-	vm_ms=$(jq '[.vcpu[].pvsched_area.boosted_ns] | add / 1000000 | floor' \
-		"$OUT" 2> /dev/null) || vm_ms=999999
-	vm_used=$((vm_ms * 100 / (t1 - t0)))			# per mille
-	vm_ceiling=$((VM_BOUND_PCT * 10 * 11 / 10))
-	echo "# pvsched_boost_vm_pct $VM_BOUND_PCT: busy loops' share of the 2 CPUs $((hog_share / 10)).$((hog_share % 10))%," \
-	     "bound >= $((hog_promise / 10)).$((hog_promise % 10))%, checked >= $((hog_floor / 10)).$((hog_floor % 10))%" \
-	     "($((c1 - c0)) ticks in $((t1 - t0)) cs); the VM boosted for $vm_ms ms," \
-	     "$((vm_used / 10)).$((vm_used % 10))% of one CPU, checked <= $((vm_ceiling / 10)).$((vm_ceiling % 10))%"
-}
-hog_share=0 hog_floor=1 vm_used=1 vm_ceiling=0
-with_bounds 1000000 99 $VM_BOUND_PCT vm_bound_measure
-show_areas
-check "pvsched_boost_vm_pct $VM_BOUND_PCT: a 4-vCPU guest boosted throughout leaves busy loops their share" \
-	eval '[ $rc -eq 0 ] && [ $hog_share -ge $hog_floor ] &&
-	      [ $vm_used -le $vm_ceiling ] &&
-	      jq_true "$OUT" ".vcpus == 4 and (.vcpu | length) == 4 and
-		all(.vcpu[]; .pvsched_area.boosts >= 1 and
-		    .pvsched_area.throttles >= 1)"'
 
 # --no-area: the same run without areas, so the driver never sees a flag.
 run --pvsched=pvsched_boost --vcpus=2 --payload=boost --no-area \
@@ -735,14 +631,13 @@ check "--no-area: no area registered, the run completes unboosted" \
 # PVSCHED_GUEST_BOOST_IRQ: the irq payload never raises
 # PVSCHED_GUEST_BOOST. A halted vCPU that its timer wakes is boosted at
 # that WAKEUP, and KVM applies the boost before it injects the tick: the
-# handler sees PVSCHED_HOST_BOOSTED; its EOI exit ends the boost. Under
-# the widest bounds (unbounded) nothing is throttled, and with halt
-# polling off (run_exact) every halt that slept is one the tick woke:
+# handler sees PVSCHED_HOST_BOOSTED; its EOI exit ends the boost. With
+# halt polling off (run_exact) every halt that slept is one the tick woke:
 # each must have been boosted (boosts >= halts that slept; ticks that
 # find the thread preempted add some). How many find the vCPU asleep is
 # up to the kernel's speed (all on the main kernel): a quarter must.
 halted_irq_ok() {
-	[ "$rc" -eq 0 ] && irq_ok "$OUT" 2 1 0 &&
+	[ "$rc" -eq 0 ] && irq_ok "$OUT" 2 1 &&
 		jq_true "$OUT" 'all(.vcpu[]; $w[0][.tid | tostring] as $s |
 			$s != null and $s * 4 >= $t and
 			.pvsched_area.boosts >= $s)' \
@@ -751,7 +646,7 @@ halted_irq_ok() {
 show_waits() {
 	echo "# halts that slept, by vCPU thread id: $(cat "$WAITS")"
 }
-unbounded run_exact --pvsched=pvsched_boost --vcpus=2 --payload=irq \
+run_exact --pvsched=pvsched_boost --vcpus=2 --payload=irq \
 	--boost-irq --period-us=$IRQ_HALT_PERIOD_US --iterations=$IRQ_TICKS \
 	--json
 show_areas
@@ -766,15 +661,15 @@ check "pvsched_boost, no --boost-irq, halted vCPUs: never boosted" \
 # The latency payload (make latency's): on an idle host every sample is
 # taken, in order of size, and KVM told minivmm the TSC frequency. With
 # --boost=wait the vCPU sleeps boosted, so its timer handler finds
-# PVSCHED_HOST_BOOSTED (all but a sample whose tick beat the HLT; under
-# the widest bounds, as that is the driver's policy); with --vcpu-fifo
+# PVSCHED_HOST_BOOSTED (all but a sample whose tick beat the HLT); with
+# --vcpu-fifo
 # the vCPU thread is SCHED_FIFO (root may).
 run_bounded --pvsched= --payload=latency --iterations=$LAT_SAMPLES --json
 check "latency payload: $LAT_SAMPLES samples, all in the histogram, tsc_khz" \
 	rc_json 0 '.tsc_khz > 0 and .vcpus == 1 and (.vcpu | length) == 1 and
 		   (.vcpu[0].latency | .samples == $n and
 		    ([.hist[][1]] | add) == $n)' --argjson n $LAT_SAMPLES
-unbounded run_bounded --pvsched=pvsched_boost --payload=latency \
+run_bounded --pvsched=pvsched_boost --payload=latency \
 	--boost=wait --iterations=$LAT_SAMPLES --json
 show_areas
 check "latency payload, pvsched_boost, --boost=wait: the handler finds the vCPU boosted" \
@@ -784,23 +679,19 @@ check "latency payload, pvsched_boost, --boost=wait: the handler finds the vCPU 
 		   .vcpu[0].pvsched_area.boosts * 2 >= $n' \
 		--argjson n $LAT_SAMPLES
 # --boost=hold with halts: the flag is up for the whole run and the vCPU
-# halts between its samples, running a small part of each period. The
-# time it halts pays back what it runs, so max_us, which bounds a
-# boost's CPU time in one go, never throttles it: one boost for the
-# whole run, seen by every sample. max_us is 20 ms, ten times what one
-# sample runs on the debug kernel (1.5 ms; 0.3 on the main one), while
-# the run's samples together run 56-300 ms: before, the runs added up
-# across the halts, a throttle every max_us of CPU time.
-with_bounds $HOLD_MAX_US 50 100 run_bounded --pvsched=pvsched_boost \
+# halts between its samples: one boost for the whole run, seen by every
+# sample. (Whether the boost server cut some of its runs short is CPU
+# time, checked on instruction-count time: on this VM's real time, a
+# stall of the VM was once charged as the vCPU's.)
+run_bounded --pvsched=pvsched_boost \
 	--payload=latency --boost=hold --period-us=$HOLD_PERIOD_US \
 	--iterations=$HOLD_SAMPLES --json
 show_areas
-check "latency payload, pvsched_boost, --boost=hold, halting, max_us $HOLD_MAX_US: one boost, never throttled" \
+check "latency payload, pvsched_boost, --boost=hold, halting: one boost, seen by every sample" \
 	rc_json 0 '.boost == "hold" and (.vcpu | length) == 1 and
 		   .vcpu[0].latency.samples == $n and
 		   .vcpu[0].latency.boost_seen == $n and
-		   (.vcpu[0].pvsched_area |
-		    .boosts == 1 and .throttles == 0)' \
+		   .vcpu[0].pvsched_area.boosts == 1' \
 		--argjson n $HOLD_SAMPLES
 # --vcpu-fifo: the policy of the vCPU threads as the kernel has it, read
 # from /proc while they run (stat's fields 40 and 41: the real-time
@@ -829,8 +720,8 @@ check "latency payload, --vcpu-fifo=1: the vCPU thread is SCHED_FIFO 1 (/proc)" 
 
 # A preempted vCPU: the guest spins with interrupts on, its thread shares
 # CPU $IRQ_CPU with a busy loop, and a tick that finds the thread
-# preempted boosts it (WAKEUP from the timer interrupt, applied by a
-# kernel worker while the thread waits for the CPU). The guest spins: only
+# preempted boosts it (WAKEUP from the timer interrupt, applied at once
+# while the thread waits for the CPU). The guest spins: only
 # that WAKEUP can boost it, so any boost is one.
 hog_start $IRQ_CPU
 run_pinned() {
@@ -841,8 +732,7 @@ run_pinned() {
 # vCPU thread was preempted (sched_switch, prev_state R) and its LAPIC
 # timer (KVM's hrtimer, apic_timer_fn) expired before it ran again, with
 # no earlier tick still pending: each of those is a WAKEUP of a preempted
-# vCPU, which the driver's policy boosts (so under bounds that never
-# throttle, boosts >= that count). A tick is pending from its expiry until
+# vCPU, which the driver's policy boosts (so boosts >= that count). A tick is pending from its expiry until
 # the vCPU next enters the guest (kvm_entry: KVM moves it to the APIC
 # before that); an expiry while one is pending is coalesced by KVM
 # (apic_timer_expired()), without a kick, and so without a WAKEUP. The
@@ -892,11 +782,11 @@ run_preempted() {
 # comes while the one before is still in its APIC's IRR, which KVM
 # counts as a timer expiry all the same (seen: 44 boosts, 40 ticks).
 spin_irq_ok() {
-	[ "$rc" -eq 0 ] && irq_ok "$OUT" 1 "$(cat "$PREEMPTED")" 0 &&
+	[ "$rc" -eq 0 ] && irq_ok "$OUT" 1 "$(cat "$PREEMPTED")" &&
 		jq_true "$OUT" '.vcpu[0].pvsched_area |
 			.boost_seen <= .boosts'
 }
-unbounded run_preempted --pvsched=pvsched_boost --payload=irq --wait=spin \
+run_preempted --pvsched=pvsched_boost --payload=irq --wait=spin \
 	--boost-irq --period-us=$IRQ_SPIN_PERIOD_US --iterations=$IRQ_TICKS \
 	--json
 show_areas
@@ -914,7 +804,7 @@ rc=$?
 check "pvsched-bpf load boost: status 0, bpf_pvsched_boost registered" \
 	eval '[ $rc -eq 0 ] &&
 	      grep -qw bpf_pvsched_boost /proc/sys/kernel/pvsched_available_drivers'
-unbounded run_exact --pvsched=bpf_pvsched_boost --vcpus=2 --payload=irq \
+run_exact --pvsched=bpf_pvsched_boost --vcpus=2 --payload=irq \
 	--boost-irq --period-us=$IRQ_HALT_PERIOD_US --iterations=$IRQ_TICKS \
 	--json
 show_areas
@@ -922,7 +812,7 @@ show_waits
 check "bpf_pvsched_boost, --boost-irq, halted vCPUs: boosted for each tick that woke them" \
 	halted_irq_ok
 hog_start $IRQ_CPU
-unbounded run_preempted --pvsched=bpf_pvsched_boost --payload=irq \
+run_preempted --pvsched=bpf_pvsched_boost --payload=irq \
 	--wait=spin --boost-irq --period-us=$IRQ_SPIN_PERIOD_US \
 	--iterations=$IRQ_TICKS --json
 show_areas

@@ -66,6 +66,28 @@ static const char *default_get(void)
 	return buf;
 }
 
+/*
+ * Write @a, then @b, to @path through one fd, as a shell may split an
+ * echo: the second write's bytes, or -errno (the first's result does not
+ * matter: "pvsched_" alone is no driver's name).
+ */
+static int split_write(const char *path, const char *a, const char *b)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, a, strlen(a)) < 0)
+		diag("%s: first write \"%s\": %s", path, a, strerror(errno));
+	n = write(fd, b, strlen(b));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}
+
 static bool default_is(const char *name)
 {
 	const char *cur = default_get();
@@ -307,6 +329,16 @@ TEST_F_TIMEOUT(dflt, invalid, TEST_SECONDS)
 		    res.r[0] == -EPERM && default_is(COUNT_DRV))
 		TH_LOG("uid 0 without CAP_SYS_ADMIN may not write the sysctl: EPERM (%s), the default stays %s",
 		       err_str(res.r[0]), COUNT_DRV);
+
+	/* Half a name, or none, never clears nor changes the default. */
+	r = write_file(SYSCTL_DEFAULT, NOP_DRV "\n", strlen(NOP_DRV) + 1, 1);
+	EXPECT_TRUE(r == -EINVAL && default_is(COUNT_DRV))
+		TH_LOG("pwrite(\"%s\") at offset 1: EINVAL (%s), the default stays %s (%s)",
+		       NOP_DRV, err_str(r), COUNT_DRV, default_get());
+	r = split_write(SYSCTL_DEFAULT, "pvsched_", "nop\n");
+	EXPECT_TRUE(r == -EINVAL && default_is(COUNT_DRV))
+		TH_LOG("\"pvsched_\" then \"nop\" in two writes through one fd: the second, at offset 8, fails with EINVAL (%s), the default stays %s (%s)",
+		       err_str(r), COUNT_DRV, default_get());
 }
 
 /*

@@ -33,6 +33,8 @@ struct pvsched_vcpu_ops pvsched_boost_ops = {
 					  PVSCHED_VCPU_HALT |
 					  PVSCHED_VCPU_INTR_INJ |
 					  PVSCHED_VCPU_WAKEUP,
-	.flags				= PVSCHED_OPS_BOOST,
+	/* Its VMEXIT depends on the snapshot alone: none that changes nothing. */
+	.flags				= PVSCHED_OPS_BOOST |
+					  PVSCHED_OPS_EXIT_CHANGES,
 	.name				= "bpf_pvsched_boost",
 };

@@ -13,6 +13,7 @@
 #define PVSCHED_GUEST_BOOST_IRQ	(1U << 1)
 #define PVSCHED_HOST_BOOSTED	(1U << 0)
 #define PVSCHED_OPS_BOOST	0x1
+#define PVSCHED_OPS_EXIT_CHANGES 0x2
 
 int bpf_pvsched_vcpu_boost(struct pid *pid) __ksym;
 int bpf_pvsched_vcpu_unboost(struct pid *pid) __ksym;
@@ -48,16 +49,21 @@ boost_wanted(const struct pvsched_vcpu_snapshot *snap, __u32 event)
 	return BOOST_NO;
 }
 
-/* Ask the pvsched core for what boost_wanted() says. */
+/*
+ * Ask the pvsched core for what boost_wanted() says, when it is not what
+ * the vCPU has (snap->boosted): most exits ask for no change.
+ */
 static __always_inline void boost_apply(const struct pvsched_vcpu_snapshot *snap,
 					struct pid *pid, __u32 event)
 {
 	switch (boost_wanted(snap, event)) {
 	case BOOST_YES:
-		bpf_pvsched_vcpu_boost(pid);
+		if (!snap->boosted)
+			bpf_pvsched_vcpu_boost(pid);
 		break;
 	case BOOST_NO:
-		bpf_pvsched_vcpu_unboost(pid);
+		if (snap->boosted)
+			bpf_pvsched_vcpu_unboost(pid);
 		break;
 	default:
 		break;
