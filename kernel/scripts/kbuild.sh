@@ -21,6 +21,7 @@
 #   nohost    main, PARAVIRT_SCHED_HOST=n             (series-check)
 #   nokvm     main, PARAVIRT_SCHED_KVM=n              (series-check)
 #   kvmm      main, KVM=m                             (series-check)
+#   rtgroup   main, RT_GROUP_SCHED=y                  (series-check)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -117,6 +118,7 @@ variant_setup() {
 	nohost)	EXTRA=("# CONFIG_PARAVIRT_SCHED_HOST is not set") ;;
 	nokvm)	EXTRA=("# CONFIG_PARAVIRT_SCHED_KVM is not set") ;;
 	kvmm)	EXTRA=("CONFIG_KVM=m" "CONFIG_KVM_AMD=m" "CONFIG_KVM_INTEL=m") ;;
+	rtgroup) EXTRA=("CONFIG_RT_GROUP_SCHED=y") ;;
 	bisect)	;;
 	*)	die "unknown variant $1" ;;
 	esac

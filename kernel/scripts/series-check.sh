@@ -7,7 +7,10 @@
 # pvsched in QEMU to see that KVM offers none of it (the capabilities 0,
 # the ioctls ENOTTY: ci/tests/pvsched_absent_test) and that the series' KVM
 # selftest skips every test there, boot the KVM=m build to load kvm-amd.ko
-# twice with kvm.ko loaded, a VM with a driver each time, run the
+# twice with kvm.ko loaded, a VM with a driver each time, build the full
+# series with RT_GROUP_SCHED=y and boot it to see a boost into a cgroup
+# given no real-time runtime refused and nothing hang (pvsched_boost_test's
+# boost.rt_group, which make check's kernels skip), run the
 # upstream KVM selftests on the unpatched baseline kernel and on the
 # pvsched kernel with kernel.pvsched_default_driver=pvsched_count, where
 # each must end as on the baseline (kernel/scripts/kvm-selftests.sh), and
@@ -30,8 +33,8 @@ LOGDIR=$BUILD/series-check
 
 die() { echo "series-check: error: $*" >&2; exit 1; }
 
-for f in tests/pvsched_absent_test tests/kvm_pvsched_test bzImage \
-	 bpf/pvsched-bpf base/bzImage; do
+for f in tests/pvsched_absent_test tests/kvm_pvsched_test \
+	 tests/pvsched_boost_test bzImage bpf/pvsched-bpf base/bzImage; do
 	[ -e "$BUILD/$f" ] || die "build/$f missing: run make series-check, which builds it"
 done
 [ -x "$ROOT/vmm/minivmm" ] ||
@@ -75,15 +78,17 @@ done
 git -C "$SRC" checkout -q "$head"
 fi
 
-# boot_check VARIANT NAME SCRIPT: boot build/VARIANT (its modules, the
-# suite's binaries, minivmm; no pvsched_count or pvsched-bpf), run SCRIPT
-# with sh -c in it, scan its console; record NAME.
+# boot_check VARIANT NAME SCRIPT [VM-RUN OPTION]...: boot build/VARIANT
+# (its modules, the suite's binaries, minivmm; no pvsched_count or
+# pvsched-bpf), with the options to ci/vm-run, run SCRIPT with sh -c in it,
+# scan its console; record NAME.
 boot_check() {
 	local v=$1 name=$2 script=$3
 
+	shift 3
 	if "$ROOT/ci/mkinitramfs.sh" -b "$BUILD/$v" "$BUILD/$v/initramfs.cpio" \
 		> "$LOGDIR/$v-boot.log" 2>&1 &&
-	   "$ROOT/ci/vm-run" -q -l "$LOGDIR/$v-boot.console" \
+	   "$ROOT/ci/vm-run" -q -l "$LOGDIR/$v-boot.console" "$@" \
 		-k "$BUILD/$v" -t 300 sh -c "$script" \
 		>> "$LOGDIR/$v-boot.log" 2>&1 &&
 	   "$ROOT/ci/scan-console.sh" "$LOGDIR/$v-boot.console" \
@@ -95,11 +100,12 @@ boot_check() {
 }
 
 echo "==> [series-check] config variants of the full series"
-for v in nohost nokvm kvmm; do
+for v in nohost nokvm kvmm rtgroup; do
 	case $v in
 	nohost)	desc="PARAVIRT_SCHED_HOST=n" ;;
 	nokvm)	desc="PARAVIRT_SCHED_HOST=y PARAVIRT_SCHED_KVM=n" ;;
 	kvmm)	desc="KVM=m (kvm.ko, kvm-amd.ko, kvm-intel.ko)" ;;
+	rtgroup) desc="RT_GROUP_SCHED=y" ;;
 	esac
 	if "$KB" build "$v" > "$LOGDIR/$v.log" 2>&1; then
 		if grep -q "compiler warnings" "$LOGDIR/$v.log"; then
@@ -128,6 +134,23 @@ for v in nohost nokvm kvmm; do
 			insmod /lib/modules/kvm-amd.ko && vm &&
 			rmmod kvm_amd && insmod /lib/modules/kvm-amd.ko && vm &&
 			rmmod kvm_amd && rmmod kvm'
+		continue
+	fi
+	if [ "$v" = rtgroup ]; then
+		# RT group scheduling: a new cgroup has no real-time runtime,
+		# and a boost into it is refused (EXCLUDED, nothing served),
+		# the VM runs on, the root group is served. boost.rt_group
+		# skips on a kernel without RT group scheduling (make
+		# check's): here it must pass, not skip. On instruction-count
+		# time, as make check runs the boost tests.
+		# shellcheck disable=SC2016
+		boot_check "$v" "boot, $desc: boost into a group without RT runtime refused" '
+			insmod /lib/modules/pvsched_count.ko || exit 1
+			/tests/pvsched_boost_test -t rt_group > /tmp/rt.tap; rc=$?
+			cat /tmp/rt.tap
+			echo "# pvsched_boost_test -t rt_group: status $rc"
+			[ "$rc" = 0 ] && grep -qx "ok 1 boost.rt_group" /tmp/rt.tap' \
+			-Q "-icount shift=0,sleep=off"
 		continue
 	fi
 	# The suite's binaries (build/tests, checked above) include
