@@ -61,10 +61,10 @@ cover_body() {
 	# make bench's cases, as the cover letter names them.
 	COST = [("baseline", "unpatched 6.12"), ("none", "no driver"),
 		("nop", "pvsched_nop, no area"), ("noparea", "pvsched_nop, area"),
-		("count", "pvsched_count"), ("boost", "pvsched_boost (VMEXIT)"),
+		("count", "pvsched_count"), ("boost", "pvsched_boost (no flag)"),
 		("bpfnop", "BPF, empty, no area"), ("bpf", "BPF, counting"),
 		("bpfnoarea", "BPF, counting, no area"),
-		("bpfboost", "BPF, boost (VMEXIT)"),
+		("bpfboost", "BPF, boost (no flag)"),
 		("tpcount", "BPF on KVM tracepoints,\n counting, no driver")]
 	by = {}
 	for r in bench["results"]:
@@ -114,16 +114,16 @@ cover_body() {
 	                                             l["p99_ns"] / 1000,
 	                                             l["max_ns"] / 1000))
 	    l2_section = "\n".join([
-	        "RFC v1's experiment, with a Linux guest whose driver (patch 27) asks for",
+	        "RFC v1's experiment, with a Linux guest whose driver (patch 21) asks for",
 	        "the boost: cyclictest -m -p 90 -i 500 in a 1-vCPU guest of the same",
-	        "kernel, the same hogs, %d wake-ups, the default bounds (patch 26" %
+	        "kernel, the same hogs, %d wake-ups, the boost server's default" %
 	        lat["linux"]["results"][0]["latency"]["samples"],
-	        "lets the guest's halts pay back a held boost's runs):",
+	        "bandwidth (2 ms of 4 ms):",
 	        ""] + l2 + ["", V1_LINE])
 	else:
 	    l2_section = "\n".join([
 	        "RFC v1's experiment itself, cyclictest in a Linux guest whose driver",
-	        "(patch 27) asks for the boost, is make latency and the end of make",
+	        "(patch 21) asks for the boost, is make latency and the end of make",
 	        "demo in the repository; its docs/benchmarks.md has the figures.",
 	        "", V1_LINE])
 	text = open(tmpl).read()
@@ -136,6 +136,7 @@ cover_body() {
 	    "@BENCH_REPS@": str(bench["reps"]),
 	    "@LAT_SAMPLES@": str(lat["samples"] * lat["reps"]),
 	    "@BOOST_HOGS_PCT@": "%.1f" % lby["boost"]["hog_share_pct"],
+	    "@HOLD_HOGS_PCT@": "%.1f" % lby["hold"]["hog_share_pct"],
 	}
 	for k, v in keys.items():
 	    if k not in text:
