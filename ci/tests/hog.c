@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "seconds.h"
+
 #define HOG_MAX_SECONDS	86400.0
 
 static volatile sig_atomic_t stop;
@@ -40,22 +42,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* A plain decimal in (0, HOG_MAX_SECONDS]: no sign, exponent or hex. */
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (!*s || s[strspn(s, "0123456789.")])
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !(v > 0) || v > HOG_MAX_SECONDS)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 static void usage(FILE *f)
@@ -108,7 +94,7 @@ int main(int argc, char *argv[])
 		usage(stderr);
 		return 1;
 	}
-	if (argc == 2 && parse_seconds(argv[1], &seconds)) {
+	if (argc == 2 && parse_seconds(argv[1], HOG_MAX_SECONDS, &seconds)) {
 		fprintf(stderr, "hog: '%s' is not a number of seconds in (0, %g]\n",
 			argv[1], HOG_MAX_SECONDS);
 		usage(stderr);

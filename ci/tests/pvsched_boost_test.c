@@ -693,32 +693,55 @@ static void __noreturn unpriv_child(int fd, const char *boost,
 }
 
 /*
+ * The paths a child of uid BOOST_NOBODY needs to open /dev/kvm: the
+ * directories above it must let it through too (the test initramfs's root
+ * directory is 0700) and the device must be 0666 for it.
+ */
+static const char *const nobody_paths[] = { "/", "/dev", "/dev/kvm" };
+
+/* Open nobody_paths to BOOST_NOBODY; their modes before, in @modes. */
+static void nobody_access_grant(mode_t modes[ARRAY_SIZE(nobody_paths)])
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(nobody_paths); i++) {
+		TEST_ASSERT(!stat(nobody_paths[i], &st), "stat %s",
+			    nobody_paths[i]);
+		modes[i] = st.st_mode & 07777;
+		TEST_ASSERT(!chmod(nobody_paths[i], S_ISDIR(st.st_mode) ?
+				   modes[i] | 0005 : 0666),
+			    "chmod %s", nobody_paths[i]);
+	}
+}
+
+/* Give nobody_paths back the @modes that nobody_access_grant() saw. */
+static void nobody_access_revoke(const mode_t modes[ARRAY_SIZE(nobody_paths)])
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(nobody_paths); i++)
+		TEST_ASSERT(!chmod(nobody_paths[i], modes[i]),
+			    "chmod %s back to %o", nobody_paths[i], modes[i]);
+}
+
+/*
  * Run unpriv_child() for @boost and @open_drv: a child without
- * capabilities, on a /dev/kvm it may open. The directories above /dev/kvm
- * must let it through too: the test initramfs's root directory is 0700.
- * True if it ran to the end, what it saw in @res.
+ * capabilities, on a /dev/kvm it may open. True if it ran to the end, what
+ * it saw in @res.
  */
 static bool unpriv_run(const char *boost, const char *open_drv,
 		       struct unpriv_result *resp)
 {
-	static const char *const paths[] = { "/", "/dev", "/dev/kvm" };
-	mode_t modes[ARRAY_SIZE(paths)];
+	mode_t modes[ARRAY_SIZE(nobody_paths)];
 	struct unpriv_result res;
-	struct stat st;
 	int pfd[2], status;
-	size_t i;
 	bool ran;
 	ssize_t n;
 	pid_t pid;
 
 	memset(&res, 0, sizeof(res));
-	for (i = 0; i < ARRAY_SIZE(paths); i++) {
-		TEST_ASSERT(!stat(paths[i], &st), "stat %s", paths[i]);
-		modes[i] = st.st_mode & 07777;
-		TEST_ASSERT(!chmod(paths[i], S_ISDIR(st.st_mode) ?
-				   modes[i] | 0005 : 0666),
-			    "chmod %s", paths[i]);
-	}
+	nobody_access_grant(modes);
 	TEST_ASSERT(!pipe2(pfd, O_CLOEXEC), "pipe2");
 	fflush(stdout);
 	pid = fork();
@@ -729,9 +752,7 @@ static bool unpriv_run(const char *boost, const char *open_drv,
 	n = read(pfd[0], &res, sizeof(res));
 	close(pfd[0]);
 	TEST_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
-	for (i = 0; i < ARRAY_SIZE(paths); i++)
-		TEST_ASSERT(!chmod(paths[i], modes[i]), "chmod %s back to %o",
-			    paths[i], modes[i]);
+	nobody_access_revoke(modes);
 
 	ran = n == sizeof(res) && WIFEXITED(status) && !WEXITSTATUS(status) &&
 	      !res.failed[0] && !res.caps;
@@ -1970,12 +1991,10 @@ out:
  */
 static void boost_test_vmm_policies(struct __test_metadata *_metadata)
 {
-	static const char *const paths[] = { "/", "/dev", "/dev/kvm" };
+	mode_t modes[ARRAY_SIZE(nobody_paths)];
 	struct vmm_policy_result res = {};
-	mode_t modes[ARRAY_SIZE(paths)];
 	int pfd[2], status, i, r;
 	bool ran, refused = true;
-	struct stat st;
 	pid_t pid;
 
 	r = write_file(SYSCTL_DEFAULT, BOOST_DRV "\n", strlen(BOOST_DRV) + 1,
@@ -1983,13 +2002,7 @@ static void boost_test_vmm_policies(struct __test_metadata *_metadata)
 	EXPECT_EQ((int)strlen(BOOST_DRV) + 1, r)
 		TH_LOG("kernel.pvsched_default_driver=%s (%s)", BOOST_DRV,
 		       err_str(r));
-	for (i = 0; i < (int)ARRAY_SIZE(paths); i++) {
-		TEST_ASSERT(!stat(paths[i], &st), "stat %s", paths[i]);
-		modes[i] = st.st_mode & 07777;
-		TEST_ASSERT(!chmod(paths[i], S_ISDIR(st.st_mode) ?
-				   modes[i] | 0005 : 0666),
-			    "chmod %s", paths[i]);
-	}
+	nobody_access_grant(modes);
 	TEST_ASSERT(!pipe2(pfd, O_CLOEXEC), "pipe2");
 	fflush(stdout);
 	pid = fork();
@@ -2001,9 +2014,7 @@ static void boost_test_vmm_policies(struct __test_metadata *_metadata)
 	close(pfd[0]);
 	kill(pid, SIGKILL);
 	TEST_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
-	for (i = 0; i < (int)ARRAY_SIZE(paths); i++)
-		TEST_ASSERT(!chmod(paths[i], modes[i]), "chmod %s back",
-			    paths[i]);
+	nobody_access_revoke(modes);
 	write_file(SYSCTL_DEFAULT, "\n", 1, -1);
 
 	if (!ran)

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <sys/resource.h>
 
+#include "seconds.h"
+
 #define VICTIM_MAX_SECONDS	3600.0
 #define NSEC_PER_SEC		1000000000LL
 #define WAIT_COUNTED_NS		1000000LL
@@ -48,29 +50,13 @@ static long long cpu_ns(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
 }
 
-/* A plain decimal in (0, VICTIM_MAX_SECONDS]: no sign, exponent or hex. */
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (!*s || s[strspn(s, "0123456789.")])
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !(v > 0) || v > VICTIM_MAX_SECONDS)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	long long start, end, prev, t, gap, max_gap = 0, cpu0, cpu;
 	unsigned long long waits = 0;
 	double seconds;
 
-	if (argc != 2 || parse_seconds(argv[1], &seconds)) {
+	if (argc != 2 || parse_seconds(argv[1], VICTIM_MAX_SECONDS, &seconds)) {
 		fprintf(stderr,
 			"usage: victim SECONDS (a decimal in (0, %g])\n",
 			VICTIM_MAX_SECONDS);
