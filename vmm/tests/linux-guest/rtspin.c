@@ -4,8 +4,12 @@
  * priority PRIO (as "taskset -c CPU chrt -f PRIO" on a busy loop would:
  * Debian's static busybox has no chrt) for SECONDS of wall time, then exit
  * 0. With SLEEP_MS, spin 1 ms at a time and sleep SLEEP_MS in between, as
- * a periodic real-time task would. One line on stderr and status 1 if the
- * CPU or the priority is refused.
+ * a periodic real-time task would. Its last line on stdout:
+ *
+ *   rtspin: cpu CPU, FIFO PRIO, N spins
+ *   rtspin: cpu CPU, FIFO PRIO, N spins, M sleeps	(with SLEEP_MS)
+ *
+ * One line on stderr and status 1 if the CPU or the priority is refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +31,7 @@ int main(int argc, char **argv)
 {
 	struct sched_param sp = { 0 };
 	volatile unsigned long spins = 0;
+	unsigned long sleeps = 0;
 	cpu_set_t set;
 	struct timespec nap = { 0 };
 	double end, burst;
@@ -64,8 +69,13 @@ int main(int argc, char **argv)
 		while (now() < burst)
 			spins++;
 		nanosleep(&nap, NULL);
+		sleeps++;
 	}
-	printf("rtspin: cpu %d, FIFO %d, %lu spins%s\n", cpu,
-	       sp.sched_priority, spins, sleep_ms ? ", sleeping" : "");
+	if (sleep_ms)
+		printf("rtspin: cpu %d, FIFO %d, %lu spins, %lu sleeps\n", cpu,
+		       sp.sched_priority, spins, sleeps);
+	else
+		printf("rtspin: cpu %d, FIFO %d, %lu spins\n", cpu,
+		       sp.sched_priority, spins);
 	return 0;
 }
