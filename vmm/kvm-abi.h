@@ -37,6 +37,18 @@ struct kvm_pvsched_area {
 #endif
 
 /*
+ * <asm/kvm_para.h>: a guest that finds KVM_FEATURE_PVSCHED in CPUID
+ * 0x40000001 registers its vCPU's area itself with MSR_KVM_PVSCHED: the
+ * area's GPA in bits 63:6, its version in bits 5:0, 0 for none.
+ */
+#define KVM_CPUID_FEATURES_LEAF	0x40000001
+#ifndef KVM_FEATURE_PVSCHED
+#define KVM_FEATURE_PVSCHED	18
+#define MSR_KVM_PVSCHED		0x4b564d09
+#define KVM_PVSCHED_VERSION_MASK	0x3fULL
+#endif
+
+/*
  * The per-vCPU area shared with the VM's pvsched driver, as
  * <linux/pvsched.h> has it (64 bytes, 64-aligned; flags and offsets in
  * ../guest-payload/minivmm-guest.h). KVM writes version and zeroes the

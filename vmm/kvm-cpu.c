@@ -99,6 +99,41 @@ int kvm_cpu__set_guest_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
 }
 
 /*
+ * The same for MSR_KVM_PVSCHED: the guest wrote @val (the area's GPA and
+ * version, 0: unregister), which exited to us (kvm__filter_pvsched_msr());
+ * make the write with KVM_SET_MSRS, on the vCPU's own thread. KVM refuses
+ * what it would have refused the guest: -EINVAL, nothing printed, the
+ * guest gets #GP. A failed ioctl: one line, -errno. A failure keeps what
+ * the vCPU had, in KVM and in the report.
+ */
+int kvm_cpu__set_guest_pvsched_msr(struct kvm_cpu *cpu, __u64 val)
+{
+	struct {
+		__u32 nmsrs;		/* struct kvm_msrs, with one entry */
+		__u32 pad;
+		struct kvm_msr_entry entry;
+	} msrs = {
+		.nmsrs = 1,
+		.entry = { .index = MSR_KVM_PVSCHED, .data = val },
+	};
+	__u64 gpa = val & ~KVM_PVSCHED_VERSION_MASK;
+	int ret;
+
+	/* Raw: the value is the number of MSRs KVM took. */
+	ret = __kvm_cpu_ioctl(cpu, KVM_SET_MSRS, &msrs);
+	if (ret < 0)
+		return kvm_cpu_ioctl_error(cpu, KVM_SET_MSRS);
+	if (ret != 1)
+		return -EINVAL;
+	__atomic_store_n(&cpu->area_gpa, gpa, __ATOMIC_RELEASE);
+	if (gpa)
+		cpu->area_registrations++;
+	else
+		cpu->area_unregistrations++;
+	return 0;
+}
+
+/*
  * The vCPU's TSC frequency (KVM_GET_TSC_KHZ, KVM_CAP_GET_TSC_KHZ). KVM
  * returns it as the ioctl's value; 0 means that it does not know it. On
  * failure: one line, and the negative errno.
@@ -202,6 +237,10 @@ static int kvm_cpu__setup_cpuid(struct kvm_cpu *cpu)
 			e->ecx |= CPUID_1_ECX_HYPERVISOR;
 		if (e->function == 0xb || e->function == 0x1f)
 			e->edx = cpu->id;	/* x2APIC ID */
+		/* The guest registers through KVM only if minivmm sees it. */
+		if (e->function == KVM_CPUID_FEATURES_LEAF &&
+		    !cpu->kvm->pvsched_msr)
+			e->eax &= ~(1U << KVM_FEATURE_PVSCHED);
 	}
 	ret = kvm_cpu_ioctl(cpu, KVM_SET_CPUID2, cpuid);
 	free(cpuid);
@@ -490,6 +529,26 @@ static enum kvm_cpu_state kvm_cpu__linux_mmio(struct kvm_cpu *cpu)
 }
 
 /*
+ * A Linux guest's WRMSR that exited: MSR_KVM_PVSCHED, the only one the
+ * filter sends us (kvm__filter_pvsched_msr()). A refused write is the
+ * guest's #GP (msr.error), as KVM would have raised it.
+ */
+static enum kvm_cpu_state kvm_cpu__linux_wrmsr(struct kvm_cpu *cpu)
+{
+	struct kvm_run *run = cpu->run;
+
+	if (run->msr.index != MSR_KVM_PVSCHED ||
+	    run->msr.reason != KVM_MSR_EXIT_REASON_FILTER) {
+		vcpu_err(cpu, "WRMSR %#x exited (reason %u): not one minivmm filters",
+			 run->msr.index, run->msr.reason);
+		return KVM_CPU_ERROR;
+	}
+	run->msr.error = kvm_cpu__set_guest_pvsched_msr(cpu, run->msr.data) ?
+			 1 : 0;
+	return KVM_CPU_RUNNING;
+}
+
+/*
  * A Linux guest that resets (triple fault) or asks KVM for a system event
  * ends the run, as a reboot would.
  */
@@ -529,6 +588,9 @@ static enum kvm_cpu_state kvm_cpu__handle_exit(struct kvm_cpu *cpu)
 	}
 
 	cpu->exits.other++;
+	if (linux_guest && run->exit_reason == KVM_EXIT_X86_WRMSR &&
+	    cpu->kvm->pvsched_msr)
+		return kvm_cpu__linux_wrmsr(cpu);
 	if (linux_guest && run->exit_reason == KVM_EXIT_SHUTDOWN)
 		return kvm_cpu__linux_end(cpu, GUEST_EXIT_SHUTDOWN);
 	if (linux_guest && run->exit_reason == KVM_EXIT_SYSTEM_EVENT)

@@ -260,6 +260,61 @@ bool kvm__has_pvsched_area(struct kvm *kvm)
 }
 
 /*
+ * Can a guest register its pvsched areas itself, through KVM: does the
+ * supported CPUID have KVM_FEATURE_PVSCHED, and can minivmm see each
+ * registration (KVM_CAP_X86_USER_SPACE_MSR with an MSR filter)?
+ */
+bool kvm__has_pvsched_msr(struct kvm *kvm)
+{
+	const struct kvm_cpuid_entry2 *e;
+	unsigned int i;
+
+	if (__kvm_vm_ioctl(kvm, KVM_CHECK_EXTENSION,
+			   KVM_CAP_X86_USER_SPACE_MSR) <= 0 ||
+	    __kvm_vm_ioctl(kvm, KVM_CHECK_EXTENSION,
+			   KVM_CAP_X86_MSR_FILTER) <= 0)
+		return false;
+	for (i = 0; kvm->cpuid && i < kvm->cpuid->nent; i++) {
+		e = &kvm->cpuid->entries[i];
+		if (e->function == KVM_CPUID_FEATURES_LEAF)
+			return e->eax & (1U << KVM_FEATURE_PVSCHED);
+	}
+	return false;
+}
+
+/*
+ * Have the guest's writes of MSR_KVM_PVSCHED exit to minivmm
+ * (KVM_EXIT_X86_WRMSR), which makes them with KVM_SET_MSRS: KVM checks and
+ * registers the area as it would have for the guest, and minivmm knows
+ * each vCPU's area, for its report, as the pvsched device lets it know.
+ * Reads, and every other MSR, stay KVM's. 0 or -errno, with one line.
+ */
+int kvm__filter_pvsched_msr(struct kvm *kvm)
+{
+	static __u8 deny;	/* bit 0 clear: the write exits */
+	struct kvm_enable_cap cap = {
+		.cap = KVM_CAP_X86_USER_SPACE_MSR,
+		.args[0] = KVM_MSR_EXIT_REASON_FILTER,
+	};
+	struct kvm_msr_filter filter = {
+		.flags = KVM_MSR_FILTER_DEFAULT_ALLOW,
+		.ranges[0] = {
+			.flags = KVM_MSR_FILTER_WRITE,
+			.nmsrs = 1,
+			.base = MSR_KVM_PVSCHED,
+			.bitmap = &deny,
+		},
+	};
+	int ret;
+
+	ret = kvm_vm_ioctl(kvm, KVM_ENABLE_CAP, &cap);
+	if (ret < 0)
+		return ret;
+	ret = kvm_vm_ioctl(kvm, KVM_X86_SET_MSR_FILTER, &filter);
+	return ret < 0 ? ret : 0;
+}
+
+/*
  * Can the vCPUs' LAPIC timers run in TSC-deadline mode? KVM emulates it
  * with the in-kernel irqchip, but KVM_GET_SUPPORTED_CPUID does not say so
  * (CPUID.1:ECX bit 24 is 0 there): a VMM that wants it sets the bit

@@ -41,6 +41,7 @@ struct kvm {
 	 * guest ended the run. NULL io_bus and pci for the payloads.
 	 */
 	bool linux_guest;
+	bool pvsched_msr;		/* its MSR_KVM_PVSCHED writes exit */
 	__u64 linux_entry;
 	__u64 linux_boot_params;
 	struct ioport_bus *io_bus;
@@ -55,6 +56,8 @@ int kvm__check_caps(struct kvm *kvm, bool irqchip, bool pvsched,
 int kvm__create_vm(struct kvm *kvm, bool irqchip);
 int kvm__irq_line(struct kvm *kvm, unsigned int irq, bool level);
 bool kvm__has_pvsched_area(struct kvm *kvm);
+bool kvm__has_pvsched_msr(struct kvm *kvm);
+int kvm__filter_pvsched_msr(struct kvm *kvm);
 bool kvm__has_tsc_deadline(struct kvm *kvm);
 void *kvm__gpa_to_hva(struct kvm *kvm, unsigned long long gpa, size_t len);
 struct minivmm_params *kvm__params(struct kvm *kvm);

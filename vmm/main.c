@@ -443,6 +443,8 @@ static int run__pci(struct run *run)
 		pr_err("PCI devices: %s", strerror(-ret));
 	if (run->opts.no_pvsched)
 		run->report.area = AREA_NOT_USED;
+	else if (kvm->pvsched_msr)
+		run->report.area = AREA_BY_GUEST_MSR;
 	else
 		run->report.area = areas ? AREA_BY_GUEST : AREA_NOT_OFFERED;
 	return ret;
@@ -475,7 +477,7 @@ static int run__mptable(struct run *run)
  * A Linux guest's VM: irqchip, PIT, --mem of RAM with the kernel, initrd,
  * zero page and MP table, the UART and the port devices, PCI with the
  * pvsched device, the vCPUs. The guest registers its own pvsched areas,
- * through the device.
+ * through KVM's MSR_KVM_PVSCHED or through the device.
  */
 static int run__create_linux_vm(struct run *run)
 {
@@ -497,6 +499,16 @@ static int run__create_linux_vm(struct run *run)
 		return EXIT_FAILED;
 	/* As QEMU does: KVM emulates it, its CPUID does not say so. */
 	kvm->tsc_deadline = kvm__has_tsc_deadline(kvm);
+	/*
+	 * The guest registers its areas itself, with MSR_KVM_PVSCHED, where
+	 * KVM offers it; else, or with --pvsched-device, through the device.
+	 */
+	if (!run->opts.no_pvsched && !run->opts.pvsched_device &&
+	    kvm__has_pvsched_area(kvm) && kvm__has_pvsched_msr(kvm)) {
+		if (kvm__filter_pvsched_msr(kvm))
+			return EXIT_FAILED;
+		kvm->pvsched_msr = true;
+	}
 	if (linux__load(kvm->mem, &run->bzimage, &run->plan, run->initrd,
 			run->cmdline) || run__mptable(run))
 		return EXIT_FAILED;

@@ -40,6 +40,7 @@ enum {
 	OPT_APPEND,
 	OPT_MEM,
 	OPT_REBOOTS,
+	OPT_PVSCHED_DEVICE,
 };
 
 static const struct option long_options[] = {
@@ -66,6 +67,7 @@ static const struct option long_options[] = {
 	{ "append",	  required_argument, NULL, OPT_APPEND },
 	{ "mem",	  required_argument, NULL, OPT_MEM },
 	{ "reboots",	  required_argument, NULL, OPT_REBOOTS },
+	{ "pvsched-device", no_argument,     NULL, OPT_PVSCHED_DEVICE },
 	{ "help",	  no_argument,	     NULL, 'h' },
 	{ "version",	  no_argument,	     NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -95,6 +97,11 @@ void options__usage(FILE *f)
 "                       reboots, 0..%d (default 0: a reboot ends the run);\n"
 "                       the report's vCPU rows are the last boot's; not\n"
 "                       with --switch\n"
+"  --pvsched-device     Linux: hide KVM_FEATURE_PVSCHED from the guest's\n"
+"                       CPUID, so that its vCPUs register their pvsched\n"
+"                       areas through the pvsched device, not through\n"
+"                       KVM's MSR_KVM_PVSCHED (the default where KVM\n"
+"                       offers it: minivmm sees each registration)\n"
 "\n"
 "  --pvsched=NAME       assign pvsched driver NAME before the vCPUs run\n"
 "                       (KVM_REPLACE_PVSCHED_OPS); --pvsched= runs with no\n"
@@ -402,6 +409,9 @@ static int options__one(struct options *opts, int c, const char *arg,
 	case OPT_NO_AREA:
 		opts->no_area = true;
 		return 0;
+	case OPT_PVSCHED_DEVICE:
+		opts->pvsched_device = true;
+		return 0;
 	case OPT_VCPUS:
 		if (options__parse_count(arg, MINIVMM_MAX_VCPUS, &n)) {
 			fprintf(err, "minivmm: --vcpus: '%s' is not in 1..%d\n",
@@ -578,6 +588,8 @@ static const char *options__linux_only(const struct options *opts)
 		return "--mem";
 	if (opts->reboots_set)
 		return "--reboots";
+	if (opts->pvsched_device)
+		return "--pvsched-device";
 	return NULL;
 }
 

@@ -72,6 +72,7 @@ struct options {
 	bool payload_set;		/* --payload given */
 	bool no_pvsched;		/* --no-pvsched: plain KVM */
 	bool no_area;			/* --no-area: no shared areas */
+	bool pvsched_device;		/* --pvsched-device: no MSR */
 	bool pvsched_set;		/* --pvsched given, maybe empty */
 	char pvsched[PVSCHED_OPS_NAME_SIZE];
 	unsigned int nr_vcpus;

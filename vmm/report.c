@@ -24,6 +24,7 @@ static const char *const area_status_names[] = {
 	[AREA_NOT_OFFERED] = "not-offered",
 	[AREA_REGISTERED] = "registered",
 	[AREA_BY_GUEST] = "by-guest",
+	[AREA_BY_GUEST_MSR] = "by-guest-msr",
 };
 
 /* "ran 1.234 s: debug-exit, status 3" and the command line. */
@@ -123,6 +124,8 @@ driver:
 		fprintf(f, "pvsched area: none, KVM does not offer KVM_CAP_PVSCHED_AREA\n");
 	else if (r->area == AREA_BY_GUEST)
 		fprintf(f, "pvsched area: the guest's own, registered through the pvsched device\n");
+	else if (r->area == AREA_BY_GUEST_MSR)
+		fprintf(f, "pvsched area: the guest's own, registered through MSR_KVM_PVSCHED\n");
 }
 
 /*

@@ -36,6 +36,7 @@ enum area_status {
 	AREA_REGISTERED,	/* one per vCPU, KVM_SET_PVSCHED_AREA */
 	AREA_BY_GUEST,		/* Linux: the guest registers its own,
 				   through the pvsched device */
+	AREA_BY_GUEST_MSR,	/* Linux: the same, with MSR_KVM_PVSCHED */
 };
 
 /* A Linux guest (--kernel): what it booted, how it ended. */

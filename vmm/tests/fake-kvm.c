@@ -98,6 +98,14 @@
  * KVM_CREATE_PIT2 (after the irqchip) and KVM_IRQ_LINE are answered, the
  * latter with a line "fake-kvm: irq N level L" on stderr if
  * $FAKE_KVM_TRACE_IRQ is set.
+ * $FAKE_KVM_LINUX_PVSCHED=msr: KVM_GET_SUPPORTED_CPUID also has leaf
+ * 0x40000001 with KVM_FEATURE_PVSCHED, and the vCPUs that get it in their
+ * CPUID register their areas with MSR_KVM_PVSCHED instead (see
+ * fake_msr_bsp()): each WRMSR exits as KVM_EXIT_X86_WRMSR if minivmm set
+ * the filter that sends it there (KVM_CAP_X86_USER_SPACE_MSR and
+ * KVM_X86_SET_MSR_FILTER, each checked), else the fake takes it as KVM
+ * would; KVM_SET_MSRS of MSR_KVM_PVSCHED checks the value as
+ * KVM_SET_PVSCHED_AREA does, and the version (1).
  * $FAKE_KVM_LINUX_REBOOTS=K: the linux guest reboots (OUT 0xfe to 0x64) at
  * the end of each of the first K VMs' boots, then ends as
  * $FAKE_KVM_LINUX_END says; with $FAKE_KVM_WANT_FIFO its vCPU 0 exits
@@ -181,6 +189,8 @@ struct fake_vcpu {
 	__u32 pv_saved, pv_cmd;		/* what it restores */
 	__u32 pv_st[9];			/* the STATUS values, ~0: none */
 	__u32 pv_area_version;		/* in its area once registered */
+	bool pv_msr;			/* KVM_FEATURE_PVSCHED in its CPUID */
+	__u32 msr_err[4];		/* $FAKE_KVM_LINUX_PVSCHED=msr: #GPs */
 	char pv_fail[128];		/* the first check that failed */
 	char pv_line[384];		/* the line it prints */
 };
@@ -213,6 +223,8 @@ static bool pit, tss;		/* KVM_CREATE_PIT2, KVM_SET_TSS_ADDR */
 static int irq4 = -1;		/* the level of IRQ 4 (KVM_IRQ_LINE), -1: never set */
 static char driver[PVSCHED_OPS_NAME_SIZE];
 static struct fake_vcpu *vcpus[MINIVMM_MAX_VCPUS_FAKE];
+/* KVM_CAP_X86_USER_SPACE_MSR enabled, MSR_KVM_PVSCHED writes filtered */
+static bool msr_exits, msr_filtered;
 /* linux, $FAKE_KVM_LINUX_PVSCHED: the pvsched device, as the guest saw it */
 static unsigned int pvd_turn;	/* the vCPU whose turn it is to register */
 static __u32 pvd_bar;		/* BAR0, as the driver mapped it */
@@ -412,6 +424,7 @@ static int fake_create_vm(void)
 		return fail(EBUSY);
 	}
 	irqchip = pit = tss = false;
+	msr_exits = msr_filtered = false;
 	irq4 = -1;
 	memset(driver, 0, sizeof(driver));
 	for (v = 0; v < MINIVMM_MAX_VCPUS_FAKE; v++)
@@ -422,6 +435,14 @@ static int fake_create_vm(void)
 	pvd_versions = 0;
 	nr_vms++;
 	return fake_fd(FAKE_VM);
+}
+
+/* $FAKE_KVM_LINUX_PVSCHED=msr: the guest registers with MSR_KVM_PVSCHED. */
+static bool fake_msr_mode(void)
+{
+	const char *pv = getenv("FAKE_KVM_LINUX_PVSCHED");
+
+	return pv && !strcmp(pv, "msr");
 }
 
 static int fake_sys_ioctl(unsigned long req, unsigned long arg)
@@ -446,12 +467,14 @@ static int fake_sys_ioctl(unsigned long req, unsigned long arg)
 	case KVM_CREATE_VM:
 		return fake_create_vm();
 	case KVM_GET_SUPPORTED_CPUID:
-		if (cpuid->nent < 2)
+		if (cpuid->nent < 3)
 			return fail(E2BIG);
-		cpuid->nent = 2;
-		memset(cpuid->entries, 0, 2 * sizeof(cpuid->entries[0]));
+		cpuid->nent = fake_msr_mode() ? 3 : 2;
+		memset(cpuid->entries, 0, 3 * sizeof(cpuid->entries[0]));
 		cpuid->entries[1].function = 1;
 		cpuid->entries[1].ebx = 0xff000800;
+		cpuid->entries[2].function = KVM_CPUID_FEATURES_LEAF;
+		cpuid->entries[2].eax = 1U << KVM_FEATURE_PVSCHED;
 		return 0;
 	}
 	return fail(ENOTTY);
@@ -490,6 +513,30 @@ static int fake_irq_line(const struct kvm_irq_level *l)
 		fprintf(stderr, "fake-kvm: irq %u level %u\n", l->irq, l->level);
 	if (l->irq == 4)
 		__atomic_store_n(&irq4, l->level, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/* KVM_CAP_X86_USER_SPACE_MSR, for the filter's exits only. */
+static int fake_enable_cap(const struct kvm_enable_cap *cap)
+{
+	if (cap->cap != KVM_CAP_X86_USER_SPACE_MSR || cap->flags ||
+	    cap->args[0] != KVM_MSR_EXIT_REASON_FILTER)
+		return fail(EINVAL);
+	msr_exits = true;
+	return 0;
+}
+
+/* A filter that sends writes of MSR_KVM_PVSCHED, and nothing else, out. */
+static int fake_msr_filter(const struct kvm_msr_filter *f)
+{
+	const struct kvm_msr_filter_range *r = &f->ranges[0];
+
+	if (f->flags != KVM_MSR_FILTER_DEFAULT_ALLOW ||
+	    r->flags != KVM_MSR_FILTER_WRITE || r->base != MSR_KVM_PVSCHED ||
+	    r->nmsrs != 1 || !r->bitmap || (r->bitmap[0] & 1) ||
+	    f->ranges[1].nmsrs)
+		return fail(EINVAL);
+	msr_filtered = true;
 	return 0;
 }
 
@@ -535,6 +582,10 @@ static int fake_vm_ioctl(unsigned long req, unsigned long arg)
 		return 0;
 	case KVM_IRQ_LINE:
 		return fake_irq_line((void *)arg);
+	case KVM_ENABLE_CAP:
+		return fake_enable_cap((void *)arg);
+	case KVM_X86_SET_MSR_FILTER:
+		return fake_msr_filter((void *)arg);
 	}
 	return fail(ENOTTY);
 }
@@ -621,6 +672,34 @@ static int fake_set_area(struct fake_vcpu *v, const struct kvm_pvsched_area *a)
 
 	ret = __fake_set_area(v, a);
 	return fake_area_result(v, a, ret < 0 ? errno : 0);
+}
+
+/*
+ * MSR_KVM_PVSCHED := @val on @v, as KVM does it for the guest and for
+ * KVM_SET_MSRS: 0 unregisters, else version 1 and an area that
+ * KVM_SET_PVSCHED_AREA would take. 1 if taken, 0 if refused, -1 and
+ * errno for an ioctl that fails.
+ */
+static int fake_set_pvsched_msr(struct fake_vcpu *v, __u64 val)
+{
+	struct kvm_pvsched_area a = {
+		.gpa = val & ~KVM_PVSCHED_VERSION_MASK,
+	};
+
+	if (val && ((val & KVM_PVSCHED_VERSION_MASK) != 1 || !a.gpa))
+		return 0;
+	if (__fake_set_area(v, &a) == 0)
+		return 1;
+	return errno == EINVAL ? 0 : -1;
+}
+
+/* KVM_SET_MSRS: MSR_KVM_PVSCHED only; the count of MSRs taken. */
+static int fake_set_msrs(struct fake_vcpu *v, const struct kvm_msrs *m)
+{
+	if (m->nmsrs != 1 || m->entries[0].index != MSR_KVM_PVSCHED ||
+	    !v->pv_msr)
+		return fail(EINVAL);
+	return fake_set_pvsched_msr(v, m->entries[0].data);
 }
 
 /* pvsched_boost's side of an exit, see the top of the file. */
@@ -1483,6 +1562,130 @@ static int fake_pvsched_bsp(struct fake_vcpu *v)
 }
 
 /*
+ * $FAKE_KVM_LINUX_PVSCHED=msr: the guest driver's registration through
+ * MSR_KVM_PVSCHED. A WRMSR is an exit to minivmm (KVM_EXIT_X86_WRMSR) if
+ * minivmm filters the MSR, and the vCPU resumes with the msr.error that
+ * minivmm set (0xff if it set none); else KVM takes it, and minivmm never
+ * learns of it. v->pv_val: the #GP (1) or not (0).
+ */
+static int wrmsr_exit(struct fake_vcpu *v, __u64 val)
+{
+	v->run->exit_reason = KVM_EXIT_X86_WRMSR;
+	v->run->msr.index = MSR_KVM_PVSCHED;
+	v->run->msr.data = val;
+	v->run->msr.reason = KVM_MSR_EXIT_REASON_FILTER;
+	v->run->msr.error = 0xff;
+	return 0;
+}
+
+#define MSR_WR(v, val)							\
+	do {								\
+		if (msr_exits && msr_filtered) {			\
+			PVD_EXIT(v, wrmsr_exit(v, val));		\
+			(v)->pv_val = (v)->run->msr.error;		\
+		} else {						\
+			(v)->pv_val = fake_set_pvsched_msr(v, val) != 1; \
+		}							\
+	} while (0)
+
+static const char *msr_result(__u32 err)
+{
+	if (err == ~0U)
+		return "-";
+	if (err > 1)
+		return "no msr.error";
+	return err ? "#GP" : "ok";
+}
+
+/* "fake-linux: vcpuN msr: ..." with what each write gave. */
+static void msr_line(struct fake_vcpu *v)
+{
+	struct pvsched_vcpu_area *a = area(v);
+
+	snprintf(v->pv_line, sizeof(v->pv_line),
+		 "fake-linux: vcpu%u msr: bad version %s, unaligned %s, registered %s, another's %s, area version %u%s%s\n",
+		 v->id, msr_result(v->msr_err[0]), msr_result(v->msr_err[1]),
+		 msr_result(v->msr_err[2]), msr_result(v->msr_err[3]),
+		 a ? a->version : 0, v->pv_fail[0] ? ", FAILED: " : "",
+		 v->pv_fail);
+}
+
+/*
+ * An AP: as vCPU 0 has registered, it registers its area with the MSR,
+ * then idles (sleeps in KVM_RUN) until minivmm stops it.
+ */
+static int fake_msr_ap(struct fake_vcpu *v)
+{
+	if (v->pv_state == 0) {
+		if (v->mp_state != KVM_MP_STATE_UNINITIALIZED)
+			return fail(EINVAL);
+		if (!pvd_wait_turn(v, v->id, 0))
+			return -1;
+		memset(v->msr_err, 0xff, sizeof(v->msr_err));
+		v->pv_state = 1;
+	}
+	if (v->pv_state == 1) {
+		pvd_check(v, v->pv_msr, "no KVM_FEATURE_PVSCHED");
+		if (v->pv_msr) {
+			PVD_BEGIN(v);
+			MSR_WR(v, PVD_AREA(v->id) | 1);
+			v->msr_err[2] = v->pv_val;
+			PVD_END(v);
+		}
+		v->pv_pc = 0;
+		msr_line(v);
+		v->pv_state = 2;
+		__atomic_store_n(&pvd_turn, v->id + 1, __ATOMIC_RELEASE);
+	}
+	return fake_sleep_in_run(v);
+}
+
+/*
+ * vCPU 0, after its boot line: a version KVM does not know and an
+ * unaligned area (#GP both), its own area, the APs' turns, then vCPU 1's
+ * area (#GP); every vCPU's line to print. PVD_FINISHED once the text is
+ * ready.
+ */
+static int fake_msr_bsp(struct fake_vcpu *v)
+{
+	unsigned int i, n = fake_nr_vcpus();
+	size_t len;
+
+	if (!v->pv_msr) {
+		snprintf(v->text, sizeof(v->text),
+			 "fake-linux: vcpu0 msr: no KVM_FEATURE_PVSCHED\n");
+		v->pos = 0;
+		v->pv_state = 4;
+		return PVD_FINISHED;
+	}
+	PVD_BEGIN(v);
+	memset(v->msr_err, 0xff, sizeof(v->msr_err));
+	MSR_WR(v, PVD_AREA(0) | 2);
+	v->msr_err[0] = v->pv_val;
+	MSR_WR(v, (PVD_AREA(0) + 8) | 1);
+	v->msr_err[1] = v->pv_val;
+	MSR_WR(v, PVD_AREA(0) | 1);
+	v->msr_err[2] = v->pv_val;
+	__atomic_store_n(&pvd_turn, 1, __ATOMIC_RELEASE);
+	if (!pvd_wait_turn(v, n, PVD_TIMEOUT_MS))
+		pvd_check(v, false, "the APs did not finish");
+	if (n > 1) {
+		MSR_WR(v, PVD_AREA(1) | 1);
+		v->msr_err[3] = v->pv_val;
+	}
+	PVD_END(v);
+	v->pv_pc = 0;
+	msr_line(v);
+	len = snprintf(v->text, sizeof(v->text), "%s", v->pv_line);
+	for (i = 1; i < n && len < sizeof(v->text); i++)
+		len += snprintf(v->text + len, sizeof(v->text) - len, "%s",
+				vcpus[i]->pv_line);
+	v->pos = 0;
+	v->pv_state = 4;
+	return PVD_FINISHED;
+}
+
+/*
  * The steps of a Linux guest on vCPU 0, one exit per KVM_RUN:
  *   0     check the boot state, set text to the line to print
  *   1     print it: one OUT to THR per run (99 if the boot was bad)
@@ -1507,10 +1710,13 @@ static int fake_linux(struct fake_vcpu *v)
 	const char *end = getenv("FAKE_KVM_LINUX_END");
 	const char *status = getenv("FAKE_KVM_EXIT_STATUS");
 	const char *reboots = getenv("FAKE_KVM_LINUX_REBOOTS");
-	bool pvsched = getenv("FAKE_KVM_LINUX_PVSCHED");
+	bool msr = fake_msr_mode();
+	bool pvsched = getenv("FAKE_KVM_LINUX_PVSCHED") && !msr;
 	int ret;
 	__u8 b;
 
+	if (v->id && msr)
+		return fake_msr_ap(v);
 	if (v->id && pvsched)
 		return fake_pvsched_ap(v);
 	if (v->id) {
@@ -1556,7 +1762,12 @@ static int fake_linux(struct fake_vcpu *v)
 		if (ret != PVD_FINISHED)
 			return ret;
 	}
-	if (pvsched && v->text[v->pos])
+	if (msr && v->pv_state < 4) {
+		ret = fake_msr_bsp(v);
+		if (ret != PVD_FINISHED)
+			return ret;
+	}
+	if ((pvsched || msr) && v->text[v->pos])
 		return out(v, 0x3f8, 1, v->text[v->pos++]);
 	if (reboots && nr_vms <= (unsigned int)atoi(reboots))
 		return out(v, 0x64, 1, 0xfe);
@@ -1680,9 +1891,13 @@ static int fake_set_sregs(struct fake_vcpu *v, const struct kvm_sregs *s)
 
 static int fake_set_cpuid(struct fake_vcpu *v, const struct kvm_cpuid2 *c)
 {
-	if (c->nent != 2 || c->entries[1].ebx >> 24 != v->id)
+	if (c->nent != (fake_msr_mode() ? 3U : 2U) ||
+	    c->entries[1].ebx >> 24 != v->id)
 		return fail(EINVAL);
 	v->cpuid_1_ecx = c->entries[1].ecx;
+	v->pv_msr = c->nent == 3 &&
+		    c->entries[2].function == KVM_CPUID_FEATURES_LEAF &&
+		    (c->entries[2].eax & (1U << KVM_FEATURE_PVSCHED));
 	return 0;
 }
 
@@ -1708,6 +1923,8 @@ static int fake_vcpu_ioctl(struct fake_vcpu *v, unsigned long req,
 		return 0;
 	case KVM_SET_PVSCHED_AREA:
 		return fake_set_area(v, (void *)arg);
+	case KVM_SET_MSRS:
+		return fake_set_msrs(v, (void *)arg);
 	case KVM_GET_TSC_KHZ:
 		return fake_tsc_khz();
 	case KVM_RUN:
@@ -1767,6 +1984,9 @@ static const struct {
 	FAKE_IOCTL(KVM_CREATE_PIT2),
 	FAKE_IOCTL(KVM_SET_TSS_ADDR),
 	FAKE_IOCTL(KVM_IRQ_LINE),
+	FAKE_IOCTL(KVM_ENABLE_CAP),
+	FAKE_IOCTL(KVM_X86_SET_MSR_FILTER),
+	FAKE_IOCTL(KVM_SET_MSRS),
 #undef FAKE_IOCTL
 };
 

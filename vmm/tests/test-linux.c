@@ -497,6 +497,82 @@ static void test_fake_runs(void)
 #define PV_AREA_JSON(gpa) "\"pvsched_area\":{\"gpa\":" gpa ",\"version\":1,"
 #define PV_ENV	"FAKE_KVM_LINUX_PVSCHED=1 FAKE_KVM_TRACE_AREA=1 "
 
+#define MSR_LINE(i, bad, unaligned, another) \
+	"fake-linux: vcpu" #i " msr: bad version " bad ", unaligned " \
+	unaligned ", registered ok, another's " another ", area version 1\n"
+#define MSR_ENV	"FAKE_KVM_LINUX_PVSCHED=msr "
+
+/*
+ * MSR_KVM_PVSCHED: where KVM offers it, the guest registers its areas
+ * with the MSR; minivmm filters the MSR's writes, makes each with
+ * KVM_SET_MSRS on the vCPU's thread, and reports the areas as it does the
+ * device's. --pvsched-device and --no-pvsched hide the feature.
+ */
+static void test_pvsched_msr_runs(void)
+{
+	char bz[4200], args[9000];
+
+	write_bzimage("bzImage", &good, bz, sizeof(bz));
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
+	run(MSR_ENV, args, NULL);
+	check(status == 0 &&
+	      strstr(errout, MSR_LINE(0, "#GP", "#GP", "#GP")
+			     MSR_LINE(1, "-", "-", "-")) &&
+	      !strstr(errout, "FAILED") && !strstr(errout, "minivmm:"),
+	      "MSR_KVM_PVSCHED: each vCPU registers its area; a bad version, "
+	      "an unaligned area and another vCPU's get #GP");
+	check(strstr(out, "\"pvsched_area\":\"by-guest-msr\"") &&
+	      strstr(strstr(out, "\"index\":0,"), PV_AREA_JSON("3145728")) &&
+	      strstr(strstr(out, "\"index\":1,"), PV_AREA_JSON("3145792")) &&
+	      tap_count(out, "\"registrations\":1,\"unregistrations\":0}") == 2,
+	      "JSON: by-guest-msr, each vCPU's area, one registration each");
+
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2", bz);
+	run(MSR_ENV, args, NULL);
+	check(status == 0 &&
+	      strstr(out, "\npvsched area: the guest's own, registered through MSR_KVM_PVSCHED\n") &&
+	      strstr(out, "\nvcpu1: pvsched area 0x300040: version 1, "),
+	      "text report: registered through MSR_KVM_PVSCHED");
+
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
+	run(MSR_ENV "FAKE_KVM_FAIL=KVM_SET_MSRS", args, NULL);
+	check(status == 0 &&
+	      strstr(errout, MSR_LINE(0, "#GP", "#GP", "#GP")) == NULL &&
+	      strstr(errout, "fake-linux: vcpu0 msr: bad version #GP, unaligned #GP, registered #GP, another's #GP, area version 0\n") &&
+	      tap_count(errout, "minivmm: vcpu0: KVM_SET_MSRS: Input/output error\n") == 4 &&
+	      tap_count(out, "\"pvsched_area\":null") == 2,
+	      "KVM_SET_MSRS fails: one line each time, the guest gets #GP, "
+	      "no area");
+
+	snprintf(args, sizeof(args),
+		 "--kernel=%s --vcpus=2 --json --pvsched-device", bz);
+	run(MSR_ENV, args, NULL);
+	check(status == 0 &&
+	      strstr(errout, "fake-linux: vcpu0 msr: no KVM_FEATURE_PVSCHED\n") &&
+	      strstr(out, "\"pvsched_area\":\"by-guest\"") &&
+	      tap_count(out, "\"pvsched_area\":null") == 2,
+	      "--pvsched-device: KVM_FEATURE_PVSCHED hidden from the guest");
+
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json --no-pvsched",
+		 bz);
+	run(MSR_ENV, args, NULL);
+	check(status == 0 &&
+	      strstr(errout, "fake-linux: vcpu0 msr: no KVM_FEATURE_PVSCHED\n") &&
+	      strstr(out, "\"pvsched_area\":\"not-used\""),
+	      "--no-pvsched: KVM_FEATURE_PVSCHED hidden from the guest");
+
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
+	run(MSR_ENV "FAKE_KVM_FAIL=KVM_X86_SET_MSR_FILTER", args, NULL);
+	check(status == 3 &&
+	      !strcmp(errout, "minivmm: KVM_X86_SET_MSR_FILTER: Input/output error\n"),
+	      "the MSR filter refused: one line, status 3");
+
+	run("FAKE_KVM_LINUX_PVSCHED=1 FAKE_KVM_TRACE_PVSCHED=1", args, NULL);
+	check(status == 0 && !strstr(errout, "msr:") &&
+	      strstr(out, "\"pvsched_area\":\"by-guest\""),
+	      "negative control: no KVM_FEATURE_PVSCHED from KVM, the device");
+}
+
 static void test_pvsched_dev_runs(void)
 {
 	char bz[4200], args[9000];
@@ -716,5 +792,6 @@ void test_linux(void)
 	test_mptable();
 	test_fake_runs();
 	test_pvsched_dev_runs();
+	test_pvsched_msr_runs();
 	test_reboot_runs();
 }

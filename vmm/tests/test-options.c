@@ -449,6 +449,9 @@ static void test_linux_options(void)
 	ok(rejects("--append=x") && strstr(errbuf, "--append needs --kernel") &&
 	   rejects("--mem=64") && strstr(errbuf, "--mem needs --kernel"),
 	   "--append, --mem without --kernel");
+	ok(rejects("--pvsched-device") &&
+	   !strcmp(errbuf, "minivmm: --pvsched-device needs --kernel\n"),
+	   "--pvsched-device without --kernel");
 	ok(rejects("--kernel=bz", "--payload=io") &&
 	   !strcmp(errbuf, "minivmm: --payload is a payload option: not with --kernel\n") &&
 	   lines(errbuf) == 1, "--kernel with --payload: one line");
