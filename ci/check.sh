@@ -384,7 +384,7 @@ controls() {
 			'ok 1 kvm_pvsched_test' '    1..1' '    ok 1 t' \
 			'ok 2 ctl_extra_test' > "$dir/short.log"
 		control 5 "a suite run without a test or a program of the inventory" \
-			'control-inventory/kvm_pvsched_test: plan 1\.\.1, ci/tests/inventory says 15 tests' \
+			'control-inventory/kvm_pvsched_test: plan 1\.\.1, ci/tests/inventory says 16 tests' \
 			'control-inventory: pvsched_default_test did not run' \
 			'control-inventory/ctl_extra_test: ran, but ci/tests/inventory does not list it' \
 			-- inventory_control "$dir/short.log"
