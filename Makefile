@@ -6,6 +6,8 @@
 #   make check         host unit tests + regression suite in QEMU
 #   make kernel        the patched kernel: build/bzImage, build/vmlinux,
 #                      build/modules/pvsched_count.ko
+#   make guest         the main kernel with suspend, hibernation and kexec,
+#                      as a Linux guest: build/guest/bzImage
 #   make selftest      the series' KVM selftest, static:
 #                      build/tests/kvm_pvsched_test
 #   make suite         the in-VM suite: build/tests, the selftest, the
@@ -35,7 +37,7 @@ BUILD := $(ROOT)/build
 # One kernel build at a time: each uses every CPU already.
 .NOTPARALLEL:
 
-.PHONY: all deps kernel-tree kernel debug base selftest bpf vmm tests \
+.PHONY: all deps kernel-tree kernel debug guest base selftest bpf vmm tests \
 	test-modules suite initramfs check demo shell bench latency \
 	series-check series qemu clean distclean help
 
@@ -57,6 +59,11 @@ kernel: kernel-tree
 
 debug: kernel-tree
 	@kernel/scripts/kbuild.sh build debug
+
+# The main kernel with suspend, hibernation and kexec, as the Linux guest
+# of minivmm_linux_test.sh's power management boot.
+guest: kernel-tree
+	@kernel/scripts/kbuild.sh build guest
 
 base: kernel-tree
 	@kernel/scripts/kbuild.sh build base
@@ -90,7 +97,7 @@ suite: tests selftest test-modules
 initramfs: kernel bpf vmm
 	@ci/mkinitramfs.sh
 
-check: kernel debug base bpf vmm suite qemu
+check: kernel debug guest base bpf vmm suite qemu
 	@ci/check.sh
 
 demo: tests initramfs qemu

@@ -37,6 +37,13 @@
 #      offline unregisters vCPU 1's area and online registers it again;
 #      pvsched_count sees the guest's events; with pvsched_guest.enable=0
 #      (the boot of 5) the driver registers nothing
+#   18. priority inheritance across vCPUs: a normal task holding a PI
+#      mutex on CPU 1, boosted while it runs by a FIFO 60 waiter on CPU 0,
+#      makes vCPU 1 ask with priority 60 (no context switch follows that
+#      boost: the series publishes it, patch 37)
+#   19. hibernation up to the image (pm_test=core, the guest kernel of
+#      make guest): each vCPU unregisters its area and registers it again
+#      (CPU 0 from syscore_suspend()/syscore_resume(), patch 36)
 #
 # On a kernel without pvsched (the baseline) the guests run with
 # --no-pvsched.
@@ -49,11 +56,14 @@
 # docs/testing.md).
 #
 # Environment: MINIVMM (minivmm), L2_KERNEL (/tests/linux/bzImage),
-# L2_INITRD (/tests/linux/initrd.cpio), L2_TIMEOUT (seconds per boot, 60).
+# L2_PM_KERNEL (/tests/linux/bzImage-pm: the guest variant, make guest,
+# for 19), L2_INITRD (/tests/linux/initrd.cpio), L2_TIMEOUT (seconds per
+# boot, 60).
 # shellcheck disable=SC2016 # jq filters
 
 MINIVMM=${MINIVMM:-minivmm}
 KERNEL=${L2_KERNEL:-/tests/linux/bzImage}
+PM_KERNEL=${L2_PM_KERNEL:-/tests/linux/bzImage-pm}
 INITRD=${L2_INITRD:-/tests/linux/initrd.cpio}
 TIMEOUT=${L2_TIMEOUT:-60}
 HUNG=143			# minivmm stopped by the timeout's SIGTERM
@@ -145,7 +155,7 @@ err() {
 # A write to the shell's FIFO after minivmm is gone must not kill us.
 trap '' PIPE
 echo "TAP version 13"
-echo "1..17"
+echo "1..19"
 for f in "$KERNEL" "$INITRD"; do
 	if [ ! -f "$f" ]; then
 		echo "Bail out! $f missing"
@@ -282,7 +292,9 @@ if [ -n "$NO_PVSCHED" ]; then
 		 "garbage to the device: error statuses, the areas as they were" \
 		 "no real-time task: no boost; CPU 1 offline and online: vCPU 1's area unregistered, registered again" \
 		 "pvsched_count counts the Linux guest's events" \
-		 "pvsched_guest.enable=0: the driver says so and registers no area"; do
+		 "pvsched_guest.enable=0: the driver says so and registers no area" \
+		 "priority inheritance: a PI mutex held by a normal task on CPU 1, waited for by a FIFO 60 task on CPU 0: vCPU 1 asks with priority 60" \
+		 "hibernation up to the image (pm_test=core): both vCPUs unregister their areas and register them again"; do
 		skip "linux pvsched: $t" "the kernel has no pvsched"
 	done
 else
@@ -330,8 +342,38 @@ else
 	echo "$knob_con" | sed 's/^/# /'
 	check "linux pvsched: pvsched_guest.enable=0: the driver says so and registers no area" \
 		eval 'echo "$knob_con" | grep -q "pvsched_guest: disabled (pvsched_guest.enable=0)" && [ "$(echo "$knob_json" | jq -c "[.vcpu[] | .guest_seen.registrations, .pvsched_area]")" = "[0,null,0,null]" ]'
+
+	# 18: priority inheritance across vCPUs: the holder, a normal task
+	# running alone on the isolated CPU 1, is boosted to the waiter's
+	# priority without a context switch there; its vCPU must ask.
+	boot "console=ttyS0 quiet panic=-1 pvexit=8 isolcpus=1 l2run=pvsched-pi" \
+		--pvsched=pvsched_boost
+	echo "# PI boot: ${secs}s"
+	grep -E '^pispin|pvsched_guest' "$CON" | sed 's/^/# /'
+	echo "# vCPU 1 asked: $(jq -c '.vcpu[1].guest_seen' "$OUT" 2>/dev/null)"
+	check "linux pvsched: priority inheritance: a PI mutex held by a normal task on CPU 1, waited for by a FIFO 60 task on CPU 0: vCPU 1 asks with priority 60" \
+		eval 'test $rc = 8 && grep -q "^pispin: holder on cpu 1, waiter FIFO 60 on cpu 0, waited [0-9]* ms$" "$CON" && jqt ".vcpu[1].guest_seen.prio_max == 60 and .vcpu[1].guest_seen.flags % 2 == 1"'
+
+	# 19: hibernation with pm_test=core, in the guest kernel that has it
+	# (make guest): CPU 1 goes offline and online, CPU 0 goes through
+	# syscore_suspend() and syscore_resume().
+	if [ -f "$PM_KERNEL" ]; then
+		main_kernel=$KERNEL
+		KERNEL=$PM_KERNEL
+		boot "console=ttyS0 quiet panic=-1 pvexit=9 l2run=pvsched-pm" \
+			--pvsched=pvsched_boost
+		KERNEL=$main_kernel
+		echo "# hibernation boot: ${secs}s"
+		grep -E '^(HIBERNATE|ONLINE):|pvsched_guest|PM: ' "$CON" | sed 's/^/# /'
+		echo "# registrations, unregistrations: $(jq -c '[.vcpu[].guest_seen | .registrations, .unregistrations]' "$OUT" 2>/dev/null)"
+	else
+		rc=none
+		echo "# $PM_KERNEL missing: make guest"
+	fi
+	check "linux pvsched: hibernation up to the image (pm_test=core): both vCPUs unregister their areas and register them again" \
+		eval 'test $rc = 9 && grep -q "^HIBERNATE: ok$" "$CON" && grep -q "^ONLINE: 0-1$" "$CON" && jqt "[.vcpu[].guest_seen | .registrations, .unregistrations] == [2, 1, 2, 1] and ([.vcpu[].pvsched_area.version] == [1, 1])"'
 fi
 
 echo "# $((NR - FAILED)) passed, $FAILED failed"
-[ "$NR" = 17 ] || { echo "# planned 17, ran $NR"; exit 1; }
+[ "$NR" = 19 ] || { echo "# planned 19, ran $NR"; exit 1; }
 [ "$FAILED" = 0 ]

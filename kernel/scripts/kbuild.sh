@@ -16,6 +16,7 @@
 # Variants:
 #   main      kernel/config/*.config                  -> build/bzImage ...
 #   debug     main + kernel/config/debug/*.config     -> build/debug/...
+#   guest     main + kernel/config/guest/*.config     -> build/guest/...
 #   base      main config on build/linux-base         -> build/base/...
 #   bisect    main config, whatever build/linux has checked out (series-check)
 #   nohost    main, PARAVIRT_SCHED_HOST=n             (series-check)
@@ -114,6 +115,7 @@ variant_setup() {
 	case "$1" in
 	main)	OUT=$BUILD ;;
 	debug)	FRAGS+=("$CONFIGS"/debug/*.config) ;;
+	guest)	FRAGS+=("$CONFIGS"/guest/*.config) ;;
 	base)	SRCDIR=$BUILD/linux-base ;;
 	nohost)	EXTRA=("# CONFIG_PARAVIRT_SCHED_HOST is not set") ;;
 	nokvm)	EXTRA=("# CONFIG_PARAVIRT_SCHED_KVM is not set") ;;
