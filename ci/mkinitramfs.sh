@@ -11,15 +11,31 @@
 # minivmm without privileges (busybox su). A missing file is an error, not
 # a smaller initramfs.
 #
-# Usage: ci/mkinitramfs.sh [-b] [-s] [KERNEL_OUT_DIR] [OUTPUT]
+# Usage: ci/mkinitramfs.sh [-b] [-s] [-q] [KERNEL_OUT_DIR] [OUTPUT]
 #   -b  the unpatched baseline kernel: no pvsched_count.ko, no pvsched-bpf
 #   -s  the regression suite must be there (build/tests, see ci/check.sh)
+#   -q  Debian's QEMU as a VMM in the VM (ci/tests/l2-qemu.sh): the
+#       packaged, unmodified /usr/bin/qemu-system-x86_64 (qemu-system-x86)
+#       with its libraries, as jq's, and the firmware it loads to boot a
+#       -kernel under KVM with -nodefaults: SeaBIOS's bios-256k.bin,
+#       linuxboot_dma.bin and kvmvapic.bin (no option ROM of a NIC or a
+#       display, no module of /usr/lib/x86_64-linux-gnu/qemu); and
+#       util-linux's chrt, which busybox lacks (l2-qemu.sh -f). About
+#       48 MB more (QEMU 7.2's 18 MB and its 50 libraries' 32 MB: 32.2
+#       to 80.2 MB), which the VM unpacks at every boot
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
 BASELINE=
 SUITE=
+QEMU=
+# Debian's QEMU and what -q takes of the firmware it finds in its data
+# directories (/usr/bin/../share/qemu, .../seabios).
+QEMU_BIN=/usr/bin/qemu-system-x86_64
+CHRT=/usr/bin/chrt
+QEMU_FIRMWARE="/usr/share/seabios/bios-256k.bin /usr/share/qemu/linuxboot_dma.bin
+	/usr/share/qemu/kvmvapic.bin"
 # The kernel's KTAP writer, which run-suite.sh and minivmm_test.sh source.
 KTAP_HELPERS=$BUILD/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
@@ -30,11 +46,31 @@ need() {
 	[ -e "$1" ] || die "$1 missing ($2)"
 }
 
-while getopts "bs" opt; do
+# libs BIN: the shared libraries and the loader that ldd lists for BIN,
+# one a line, each there.
+libs() {
+	local out
+	# The absolute paths in ldd's output: "lib => /path (addr)", "/loader (addr)".
+	out=$(ldd "$1") || die "ldd $1 failed"
+	if grep -q "not found" <<< "$out"; then
+		die "ldd $1: $out"
+	fi
+	out=$(awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+		   $1 ~ /^\// { print $1 }' <<< "$out")
+	grep -qx /lib64/ld-linux-x86-64.so.2 <<< "$out" ||
+		die "ldd $1 names no /lib64/ld-linux-x86-64.so.2"
+	for lib in $out; do
+		need "$lib" "ldd $1 names it"
+	done
+	echo "$out"
+}
+
+while getopts "bsq" opt; do
 	case $opt in
 	b) BASELINE=1 ;;
 	s) SUITE=1 ;;
-	*) echo "usage: $0 [-b] [-s] [KDIR] [OUTPUT]" >&2; exit 2 ;;
+	q) QEMU=1 ;;
+	*) echo "usage: $0 [-b] [-s] [-q] [KDIR] [OUTPUT]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -44,18 +80,19 @@ OUTPUT=${2:-$BUILD/initramfs.cpio}
 need /bin/busybox "apt-get install busybox-static"
 JQ=/usr/bin/jq
 need $JQ "apt-get install jq, or scripts/deps.sh"
-# The absolute paths in ldd's output: "lib => /path (addr)", "/loader (addr)".
-JQ_LIBS=$(ldd $JQ) || die "ldd $JQ failed"
-if grep -q "not found" <<< "$JQ_LIBS"; then
-	die "ldd $JQ: $JQ_LIBS"
+JQ_LIBS=$(libs $JQ)
+# -q: the libraries of QEMU and chrt, and QEMU's firmware.
+QEMU_FILES=
+if [ -n "$QEMU" ]; then
+	need $QEMU_BIN "apt-get install qemu-system-x86, or scripts/deps.sh"
+	need $CHRT "apt-get install util-linux"
+	QEMU_FILES=$(libs $QEMU_BIN)
+	CHRT_LIBS=$(libs $CHRT)
+	for f in $QEMU_FIRMWARE; do
+		need "$f" "apt-get install qemu-system-x86 (qemu-system-data, seabios)"
+	done
+	QEMU_FILES+=" $CHRT_LIBS $QEMU_FIRMWARE"
 fi
-JQ_LIBS=$(awk '$2 == "=>" && $3 ~ /^\// { print $3 }
-	       $1 ~ /^\// { print $1 }' <<< "$JQ_LIBS")
-grep -qx /lib64/ld-linux-x86-64.so.2 <<< "$JQ_LIBS" ||
-	die "ldd $JQ names no /lib64/ld-linux-x86-64.so.2"
-for lib in $JQ_LIBS; do
-	need "$lib" "ldd $JQ names it"
-done
 need "$ROOT/vmm/minivmm" "make vmm"
 for p in io halt cpuid boost toggle; do
 	need "$ROOT/guest-payload/$p.bin" "make vmm"
@@ -99,9 +136,12 @@ fi
 cp "$ROOT/vmm/minivmm" "$STAGE/bin/"
 mkdir -p "$STAGE/usr/bin"
 cp $JQ "$STAGE/usr/bin/jq"
-for lib in $JQ_LIBS; do
-	mkdir -p "$STAGE$(dirname "$lib")"
-	cp -L "$lib" "$STAGE$lib"	# the file, not the link to it
+if [ -n "$QEMU" ]; then
+	cp $QEMU_BIN $CHRT "$STAGE/usr/bin/"
+fi
+for f in $JQ_LIBS $QEMU_FILES; do
+	mkdir -p "$STAGE$(dirname "$f")"
+	cp -L "$f" "$STAGE$f"	# the file, not the link to it
 done
 cp "$ROOT"/guest-payload/*.bin "$STAGE/usr/share/minivmm/"
 if [ -d "$BUILD/tests" ]; then
