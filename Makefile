@@ -15,7 +15,8 @@
 #   make bench         exit-path cost of pvsched against an unpatched
 #                      kernel, in QEMU virtual time (build/bench.json)
 #   make latency       guest wake-up latency under host CPU hogs, with and
-#                      without the boost (build/latency.json, .png)
+#                      without the boost, under minivmm and Debian's QEMU
+#                      (build/latency.json, .png, build/latency-qemu.json)
 #   make series-check  bisectability, config variants, the upstream KVM
 #                      selftests on the baseline and pvsched kernels,
 #                      checkpatch
@@ -83,7 +84,8 @@ vmm: deps
 tests: kernel-tree
 	@$(MAKE) -s --no-print-directory -C ci/tests OUT=$(BUILD)/tests
 	@cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh ci/tests/l2-latency.sh \
-		ci/tests/minivmm_linux_test.sh ci/tests/adversary.sh $(BUILD)/tests/
+		ci/tests/l2-qemu.sh ci/tests/minivmm_linux_test.sh \
+		ci/tests/adversary.sh $(BUILD)/tests/
 	@$(MAKE) -s --no-print-directory -C vmm linux-guest
 	@mkdir -p $(BUILD)/tests/linux
 	@cp vmm/tests/linux-guest/initrd.cpio $(BUILD)/tests/linux/
@@ -110,7 +112,9 @@ shell: initramfs qemu
 bench: kernel base bpf vmm qemu
 	@ci/bench.sh
 
-latency: kernel bpf vmm tests qemu
+# The unpatched baseline: the row of Debian's QEMU on a kernel without
+# pvsched (ci/latency-qemu.sh).
+latency: kernel base bpf vmm tests qemu
 	@ci/latency.sh
 
 # The boots of the builds without pvsched need build/tests (with

@@ -8,12 +8,15 @@
 # kernel on one CPU with -icount and measures the latency payload's timer
 # wake-ups in each case, and with --linux cyclictest's in a Linux guest of
 # minivmm (build/latency.json, build/latency.png, the tables on the
-# terminal).
+# terminal); then ci/latency-qemu.sh, the same Linux guest under Debian's
+# QEMU as the VMM in the VM (build/latency-qemu.json, its table).
 #
 # Environment: LATENCY_SAMPLES (wake-ups per run), LATENCY_REPS (rounds),
-# LATENCY_HOGS (busy loops), LATENCY_OUT (JSON), LATENCY_ARGS (more
-# ci/latency.py options: --linux for the Linux guest's rows, --l2-loops,
-# --hb-loops, ...).
+# LATENCY_HOGS (busy loops), LATENCY_L2_LOOPS (cyclictest's loops in the
+# Linux guest), LATENCY_OUT (JSON), LATENCY_ARGS (more ci/latency.py
+# options: --no-linux without the Linux guest's rows, --hb-loops, ...),
+# LATENCY_QEMU=0 (not the rows under Debian's QEMU), LATENCY_QEMU_OUT
+# (their JSON).
 # Compare two result files:
 #   python3 ci/latency.py --compare build/latency.json other.json
 set -euo pipefail
@@ -33,8 +36,19 @@ done
 ci/mkinitramfs.sh "$BUILD" "$BUILD/initramfs.cpio" >/dev/null ||
 	die "initramfs"
 
+rc=0
 # shellcheck disable=SC2086 # LATENCY_ARGS is a list of options
-exec python3 "$ROOT/ci/latency.py" --out "${LATENCY_OUT:-$BUILD/latency.json}" \
+python3 "$ROOT/ci/latency.py" --out "${LATENCY_OUT:-$BUILD/latency.json}" \
 	${LATENCY_SAMPLES:+--samples "$LATENCY_SAMPLES"} \
 	${LATENCY_REPS:+--reps "$LATENCY_REPS"} \
-	${LATENCY_HOGS:+--hogs "$LATENCY_HOGS"} ${LATENCY_ARGS:-}
+	${LATENCY_HOGS:+--hogs "$LATENCY_HOGS"} \
+	${LATENCY_L2_LOOPS:+--l2-loops "$LATENCY_L2_LOOPS"} ${LATENCY_ARGS:-} ||
+	rc=$?
+# The same Linux guest, hogs, loops and rounds under Debian's QEMU (it
+# reads LATENCY_REPS, LATENCY_HOGS and LATENCY_L2_LOOPS), even if the
+# rows above failed.
+if [ "${LATENCY_QEMU:-1}" != 0 ]; then
+	echo
+	ci/latency-qemu.sh || rc=$?
+fi
+exit "$rc"
