@@ -84,8 +84,8 @@ vmm: deps
 tests: kernel-tree
 	@$(MAKE) -s --no-print-directory -C ci/tests OUT=$(BUILD)/tests
 	@cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh ci/tests/l2-latency.sh \
-		ci/tests/l2-qemu.sh ci/tests/minivmm_linux_test.sh \
-		ci/tests/adversary.sh $(BUILD)/tests/
+		ci/tests/l2-qemu.sh ci/tests/ct-summary.sh \
+		ci/tests/minivmm_linux_test.sh ci/tests/adversary.sh $(BUILD)/tests/
 	@$(MAKE) -s --no-print-directory -C vmm linux-guest
 	@mkdir -p $(BUILD)/tests/linux
 	@cp vmm/tests/linux-guest/initrd.cpio $(BUILD)/tests/linux/
@@ -102,7 +102,8 @@ initramfs: kernel bpf vmm
 check: kernel debug guest base bpf vmm suite qemu
 	@ci/check.sh
 
-demo: tests initramfs qemu
+# Its initramfs is its own, with Debian's QEMU (ci/demo.sh).
+demo: kernel bpf vmm tests qemu
 	@ci/demo.sh
 
 shell: initramfs qemu

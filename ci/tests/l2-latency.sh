@@ -16,7 +16,7 @@
 #           default)
 # -t SECS   the run's limit (600): minivmm is stopped after it
 # -s        a summary line only (make demo): "min avg p50 p99 max" in us
-#           of the histogram, or "FAILED ..."
+#           of the histogram (ct-summary.sh, beside this), or "FAILED ..."
 #
 # Prints the guest's CT-/HB- lines (their CRs stripped), each hog's
 # "hog: ... rate=R" line, "L2-JSON <minivmm's report>" and last
@@ -78,18 +78,7 @@ if [ -n "$SUMMARY" ]; then
 		echo "FAILED (minivmm status $rc; see $CON)"
 		exit "$rc"
 	fi
-	# The buckets are zero-padded: busybox awk would read them as octal.
-	tr -d '\r' < "$CON" | sed -n 's/^CT-H 0*\([0-9][0-9]*\) 0*\([0-9][0-9]*\)$/\1 \2/p' |
-		awk '{ us[NR] = $1; n[NR] = $2; total += $2; sum += $1 * $2 }
-		     END {
-			if (!total) { print "FAILED (no samples)"; exit 1 }
-			for (i = 1; i <= NR; i++) {
-				seen += n[i]
-				if (!p50 && seen * 2 >= total) p50 = us[i]
-				if (!p99 && seen * 100 >= total * 99) p99 = us[i]
-			}
-			printf "%d %.1f %d %d %d\n", us[1], sum / total, p50, p99, us[NR]
-		     }'
+	"$(dirname "$0")/ct-summary.sh" < "$CON"
 	exit "$rc"
 fi
 tr -d '\r' < "$CON" | grep -E '^(CT|HB)-'

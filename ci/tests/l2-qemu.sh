@@ -13,7 +13,7 @@
 # -cpu host,migratable=off (or max,migratable=off), as it keeps of KVM's
 # bits only those it has names for in a migratable CPU.
 #
-#   l2-qemu.sh [-H HOGS] [-w SECS] [-a APPEND] [-t SECS] [-c CPU] [-f PRIO]
+#   l2-qemu.sh [-H HOGS] [-w SECS] [-a APPEND] [-t SECS] [-c CPU] [-f PRIO] [-s]
 #
 # -H HOGS   busy loops, nice 0 (0)
 # -w SECS   how long cyclictest runs, about: the end is looked for only
@@ -27,6 +27,9 @@
 #           --vcpu-fifo (QEMU's other threads stay as they are); QEMU
 #           names it "CPU 0/KVM" with -name debug-threads=on, as libvirt
 #           runs it, which -f adds
+# -s        a summary line only (make demo), as l2-latency.sh -s: "min avg
+#           p50 p99 max" in us of the histogram (ct-summary.sh, beside
+#           this), or "FAILED ..."
 #
 # QEMU's command line is the smallest that runs the guest: KVM, the CPU,
 # the kernel, its initrd and command line, no default devices but the
@@ -40,13 +43,13 @@
 # boots quiet: its kernel log comes after cyclictest, from a script added
 # to its initrd (/scripts/qemu-ct.sh, l2run=qemu-ct).
 #
-# Prints QEMU's own messages as "L2-QEMU ...", with -f "L2-VCPU tid
-# policy", "L2-DRIVER name" (the VM's pvsched driver, from debugfs, where
-# the kernel has pvsched), the guest's console: its CT-/HB- lines as they
-# are, its kernel log as "L2-DMESG ...", the rest as "L2-CON ..."; each
-# hog's "hog: ... rate=R" line, "L2-QEMU-EXIT qemu's status" and last
-# "L2-STATUS rc": the guest script's exit status, or 1 if QEMU ended
-# otherwise or the guest did not finish it. Exit status: rc.
+# Prints, after the run, with -f "L2-VCPU tid policy", "L2-DRIVER name"
+# (the VM's pvsched driver, from debugfs, where the kernel has pvsched),
+# QEMU's own messages as "L2-QEMU ...", the guest's console: its CT-/HB-
+# lines as they are, its kernel log as "L2-DMESG ...", the rest as
+# "L2-CON ..."; each hog's "hog: ... rate=R" line, "L2-QEMU-EXIT qemu's
+# status" and last "L2-STATUS rc": the guest script's exit status, or 1
+# if QEMU ended otherwise or the guest did not finish it. Exit status: rc.
 KERNEL=${L2_KERNEL:-/tests/linux/bzImage}
 INITRD=${L2_INITRD:-/tests/linux/initrd.cpio}
 QEMU=/usr/bin/qemu-system-x86_64
@@ -57,7 +60,8 @@ TIMEOUT=600
 CPU=host,migratable=off
 FIFO=
 NAME=
-while getopts H:w:a:t:c:f: opt; do
+SUMMARY=
+while getopts H:w:a:t:c:f:s opt; do
 	case $opt in
 	H) HOGS=$OPTARG ;;
 	w) WAIT=$OPTARG ;;
@@ -65,13 +69,17 @@ while getopts H:w:a:t:c:f: opt; do
 	t) TIMEOUT=$OPTARG ;;
 	c) CPU=$OPTARG ;;
 	f) FIFO=$OPTARG NAME=debug-threads=on ;;
-	*) echo "usage: $0 [-H HOGS] [-w SECS] [-a APPEND] [-t SECS] [-c CPU] [-f PRIO]" >&2
+	s) SUMMARY=1 ;;
+	*) echo "usage: $0 [-H HOGS] [-w SECS] [-a APPEND] [-t SECS] [-c CPU] [-f PRIO] [-s]" >&2
 	   exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 CON=/tmp/l2-qemu.con
 ERR=/tmp/l2-qemu.err
+# What this script saw during the run (L2-VCPU, L2-DRIVER), for the end.
+INFO=/tmp/l2-qemu.info
+: > "$INFO"
 OVERLAY=/tmp/l2-qemu.overlay
 
 # The guest's initrd and a script of ours: its kernel log after
@@ -113,9 +121,9 @@ if [ -n "$FIFO" ]; then
 		[ -n "$tid" ] || sleep 0.05
 	done
 	if [ -n "$tid" ] && chrt -f -p "$FIFO" "$tid"; then
-		echo "L2-VCPU $tid $(chrt -p "$tid" | tr '\n' ' ')"
+		echo "L2-VCPU $tid $(chrt -p "$tid" | tr '\n' ' ')" >> "$INFO"
 	else
-		echo "L2-VCPU none: no vCPU thread made SCHED_FIFO $FIFO"
+		echo "L2-VCPU none: no vCPU thread made SCHED_FIFO $FIFO" >> "$INFO"
 	fi
 fi
 
@@ -126,7 +134,7 @@ while kill -0 "$vmm" 2> /dev/null && ! grep -q '^CT-START' "$CON"; do
 	sleep 0.05
 done
 for ops in /sys/kernel/debug/kvm/*/pvsched_vcpu_ops; do
-	[ -e "$ops" ] && echo "L2-DRIVER $(cat "$ops")"
+	[ -e "$ops" ] && echo "L2-DRIVER $(cat "$ops")" >> "$INFO"
 done
 if [ "$HOGS" -gt 0 ]; then
 	i=0
@@ -147,17 +155,28 @@ fi
 wait "$vmm"
 qrc=$?
 
-sed 's/^/L2-QEMU /' "$ERR"
-tr -d '\r' < "$CON" | sed -E '/^(CT|HB)-|^L2-DMESG /!s/^/L2-CON /'
-cat /tmp/l2-hog.* 2> /dev/null
-rm -f /tmp/l2-hog.*
 # The script's status as the guest's init prints it ("L2-RUN-DONE: NAME
 # N"), if QEMU ended with the guest's reboot (0).
 status=$(tr -d '\r' < "$CON" | sed -n 's/^L2-RUN-DONE: qemu-ct \([0-9][0-9]*\)$/\1/p')
-echo "L2-QEMU-EXIT $qrc"
 rc=1
 if [ "$qrc" = 0 ] && [ -n "$status" ]; then
 	rc=$status
 fi
+if [ -n "$SUMMARY" ]; then
+	rm -f /tmp/l2-hog.*
+	if [ "$rc" != 0 ] || ! grep -q '^CT-STATUS 0' "$CON"; then
+		echo "FAILED (QEMU $qrc, guest script ${status:-none}; see $CON)"
+		[ "$rc" != 0 ] || rc=1
+		exit "$rc"
+	fi
+	"$(dirname "$0")/ct-summary.sh" < "$CON"
+	exit
+fi
+cat "$INFO"
+sed 's/^/L2-QEMU /' "$ERR"
+tr -d '\r' < "$CON" | sed -E '/^(CT|HB)-|^L2-DMESG /!s/^/L2-CON /'
+cat /tmp/l2-hog.* 2> /dev/null
+rm -f /tmp/l2-hog.*
+echo "L2-QEMU-EXIT $qrc"
 echo "L2-STATUS $rc"
 exit "$rc"
