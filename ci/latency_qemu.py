@@ -32,17 +32,18 @@ import latency
 import vmrun
 
 # (case, label, hogs?, registered?, VM driver: "" none, None no pvsched,
-#  vCPU thread's policy or None)
+#  vCPU thread's policy or None, every round? (else the first only: the
+#  references))
 CASES = (
-    ("idle", "idle host, no driver", False, True, "", None),
-    ("hog", "CPU hogs, no driver", True, True, "", None),
+    ("idle", "idle host, no driver", False, True, "", None, False),
+    ("hog", "CPU hogs, no driver", True, True, "", None, True),
     ("boost", "CPU hogs, pvsched_boost (default driver)", True, True,
-     "pvsched_boost", None),
+     "pvsched_boost", None, True),
     ("static", "CPU hogs, vCPU SCHED_FIFO 1 (chrt)", True, True, "",
-     "SCHED_FIFO 1"),
+     "SCHED_FIFO 1", True),
     ("bmig", "CPU hogs, pvsched_boost, plain -cpu host", True, False,
-     "pvsched_boost", None),
-    ("base", "unpatched kernel, CPU hogs", True, False, None, None),
+     "pvsched_boost", None, False),
+    ("base", "unpatched kernel, CPU hogs", True, False, None, None, False),
 )
 
 # The guest's line when it registered its area through MSR_KVM_PVSCHED.
@@ -121,7 +122,7 @@ def summarize(vms, args):
     results = []
     failed = []
     checks = []
-    for name, label, with_hogs, registered, driver, policy in CASES:
+    for name, label, with_hogs, registered, driver, policy, every in CASES:
         vm = next((v for v in vms if any(c == name for c, _ in v["runs"])),
                   None)
         if vm is None:
@@ -131,7 +132,8 @@ def summarize(vms, args):
         rounds = []
         pool = []
         notes = []
-        for rnd in range(args.reps):
+        reps = args.reps if every else 1
+        for rnd in range(reps):
             where = "%s round %d" % (name, rnd)
             lines = vm["runs"].get((name, rnd))
             if lines is None:
@@ -181,7 +183,7 @@ def summarize(vms, args):
                 "driver": got_driver,
                 "vcpu": run["vcpu"],
             })
-        if len(rounds) != args.reps:
+        if len(rounds) != reps:
             continue
         p99s = [r["latency"]["p99_ns"] for r in rounds]
         med = sorted(rounds, key=lambda r: r["latency"]["p99_ns"])[
@@ -245,10 +247,13 @@ def print_table(vms, results, checks, tgts, failed, args):
                                                             args.loops))
     print("us of virtual time (the test VM: QEMU %s, 1 CPU) from its 1-us "
           "histogram;" % args.qemu_args)
-    print("all %d rounds' samples together; %d nice-0 hog(s) where marked; "
-          "the boost server %s us of every %s us" % (
-              args.reps, args.hogs, cfg.get("sched_boost_runtime_us", "?"),
-              cfg.get("sched_boost_period_us", "?")))
+    print("all %d rounds' samples together (%s: the first round's only); "
+          "%d nice-0 hog(s) where marked;" % (
+              args.reps, ", ".join(c[0] for c in CASES if not c[6]),
+              args.hogs))
+    print("the boost server %s us of every %s us" % (
+        cfg.get("sched_boost_runtime_us", "?"),
+        cfg.get("sched_boost_period_us", "?")))
     print()
     hdr = "%-42s %5s %7s %5s %6s %6s %6s %6s | %6s %-4s %s" % (
         "case", "min", "avg", "p50", "p99", "p99.9", "max", ">100us",
@@ -266,16 +271,14 @@ def print_table(vms, results, checks, tgts, failed, args):
                "(no pvsched)" if r["driver"] is None
                else r["driver"] or "(none)"))
     for r in results:
-        if r["case"] in ("idle", "bmig", "base"):
-            continue
         if r["overflows"]:
             print("(%s: %d wake-ups later than the histogram's 100 ms, "
                   "counted at cyclictest's maximum)" % (r["case"],
                                                          r["overflows"]))
-    print(">100us: wake-ups later than 100 us, of %d; hogs%%: their rate "
-          "against theirs alone in the same VM," % (args.reps * args.loops))
-    print("in the round with the median p99; area: the guest registered "
-          "it (MSR_KVM_PVSCHED)")
+    print(">100us: wake-ups later than 100 us (of %d per round); hogs%%: "
+          "their rate against theirs alone in" % args.loops)
+    print("the same VM, in the round with the median p99; area: the guest "
+          "registered it (MSR_KVM_PVSCHED)")
     print("per round, p99 / p99.9 us: " + "; ".join(
         "%s %s" % (r["case"], ", ".join(
             "%.0f/%.0f" % (us(a), us(b)) for a, b in zip(
