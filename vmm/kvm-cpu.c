@@ -83,18 +83,24 @@ int kvm_cpu__set_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
  * or the negative errno and nothing printed: the device tells the guest.
  * A failure keeps what the vCPU had, in KVM and in the report.
  */
-int kvm_cpu__set_guest_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
+/* KVM took the guest's registration of @gpa (0: none): note it. */
+static void kvm_cpu__guest_area_taken(struct kvm_cpu *cpu, __u64 gpa)
 {
-	struct kvm_pvsched_area area = { .gpa = gpa, .flags = 0 };
-
-	if (__kvm_cpu_ioctl(cpu, KVM_SET_PVSCHED_AREA, &area))
-		return -errno;
 	/* The main thread samples the area meanwhile. */
 	__atomic_store_n(&cpu->area_gpa, gpa, __ATOMIC_RELEASE);
 	if (gpa)
 		cpu->area_registrations++;
 	else
 		cpu->area_unregistrations++;
+}
+
+int kvm_cpu__set_guest_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
+{
+	struct kvm_pvsched_area area = { .gpa = gpa, .flags = 0 };
+
+	if (__kvm_cpu_ioctl(cpu, KVM_SET_PVSCHED_AREA, &area))
+		return -errno;
+	kvm_cpu__guest_area_taken(cpu, gpa);
 	return 0;
 }
 
@@ -116,7 +122,6 @@ int kvm_cpu__set_guest_pvsched_msr(struct kvm_cpu *cpu, __u64 val)
 		.nmsrs = 1,
 		.entry = { .index = MSR_KVM_PVSCHED, .data = val },
 	};
-	__u64 gpa = val & ~KVM_PVSCHED_VERSION_MASK;
 	int ret;
 
 	/* Raw: the value is the number of MSRs KVM took. */
@@ -125,11 +130,7 @@ int kvm_cpu__set_guest_pvsched_msr(struct kvm_cpu *cpu, __u64 val)
 		return kvm_cpu_ioctl_error(cpu, KVM_SET_MSRS);
 	if (ret != 1)
 		return -EINVAL;
-	__atomic_store_n(&cpu->area_gpa, gpa, __ATOMIC_RELEASE);
-	if (gpa)
-		cpu->area_registrations++;
-	else
-		cpu->area_unregistrations++;
+	kvm_cpu__guest_area_taken(cpu, val & ~KVM_PVSCHED_VERSION_MASK);
 	return 0;
 }
 
