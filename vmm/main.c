@@ -508,6 +508,7 @@ static int run__create_linux_vm(struct run *run)
 		if (kvm__filter_pvsched_msr(kvm))
 			return EXIT_FAILED;
 		kvm->pvsched_msr = true;
+		kvm->refuse_areas = run->opts.refuse_areas;
 	}
 	if (linux__load(kvm->mem, &run->bzimage, &run->plan, run->initrd,
 			run->cmdline) || run__mptable(run))
@@ -841,7 +842,6 @@ static void run__main_loop(struct run *run)
 			 SERIAL_CONSOLE_QUIT)
 			stop_signal = SIGINT;	/* Ctrl-A x: as Ctrl-C */
 	}
-	run->report.elapsed = now() - run->t_start;
 }
 
 /*
@@ -1039,6 +1039,8 @@ static void run__boot(struct run *run)
 		run__main_loop(run);
 	run__stop_vcpus(run);
 	run__join(run);
+	/* Up to the last vCPU thread's end, which its run_ns counts to. */
+	run->report.elapsed = now() - run->t_start;
 	/* Once more: what a guest asked last, if it still has its area. */
 	if (run->linux_guest)
 		run__sample_guest_fields(run);
