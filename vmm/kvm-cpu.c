@@ -532,7 +532,8 @@ static enum kvm_cpu_state kvm_cpu__linux_mmio(struct kvm_cpu *cpu)
 /*
  * A Linux guest's WRMSR that exited: MSR_KVM_PVSCHED, the only one the
  * filter sends us (kvm__filter_pvsched_msr()). A refused write is the
- * guest's #GP (msr.error), as KVM would have raised it.
+ * guest's #GP (msr.error), as KVM would have raised it; with
+ * --refuse-areas every registration is, before KVM sees it.
  */
 static enum kvm_cpu_state kvm_cpu__linux_wrmsr(struct kvm_cpu *cpu)
 {
@@ -543,6 +544,11 @@ static enum kvm_cpu_state kvm_cpu__linux_wrmsr(struct kvm_cpu *cpu)
 		vcpu_err(cpu, "WRMSR %#x exited (reason %u): not one minivmm filters",
 			 run->msr.index, run->msr.reason);
 		return KVM_CPU_ERROR;
+	}
+	if (cpu->kvm->refuse_areas && run->msr.data) {
+		cpu->area_refusals++;
+		run->msr.error = 1;
+		return KVM_CPU_RUNNING;
 	}
 	run->msr.error = kvm_cpu__set_guest_pvsched_msr(cpu, run->msr.data) ?
 			 1 : 0;

@@ -90,6 +90,7 @@ struct kvm_cpu {
 	/* The guest's, by the vCPU's thread: what KVM took. */
 	unsigned int area_registrations;	/* gpa != 0 */
 	unsigned int area_unregistrations;	/* gpa == 0 */
+	unsigned int area_refusals;		/* --refuse-areas */
 };
 
 int kvm_cpu__init(struct kvm_cpu *cpu, struct kvm *kvm, unsigned int id);

@@ -42,6 +42,7 @@ struct kvm {
 	 */
 	bool linux_guest;
 	bool pvsched_msr;		/* its MSR_KVM_PVSCHED writes exit */
+	bool refuse_areas;		/* and registrations get #GP */
 	__u64 linux_entry;
 	__u64 linux_boot_params;
 	struct ioport_bus *io_bus;

@@ -41,6 +41,7 @@ enum {
 	OPT_MEM,
 	OPT_REBOOTS,
 	OPT_PVSCHED_DEVICE,
+	OPT_REFUSE_AREAS,
 };
 
 static const struct option long_options[] = {
@@ -68,6 +69,7 @@ static const struct option long_options[] = {
 	{ "mem",	  required_argument, NULL, OPT_MEM },
 	{ "reboots",	  required_argument, NULL, OPT_REBOOTS },
 	{ "pvsched-device", no_argument,     NULL, OPT_PVSCHED_DEVICE },
+	{ "refuse-areas",   no_argument,     NULL, OPT_REFUSE_AREAS },
 	{ "help",	  no_argument,	     NULL, 'h' },
 	{ "version",	  no_argument,	     NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -102,6 +104,11 @@ void options__usage(FILE *f)
 "                       areas through the pvsched device, not through\n"
 "                       KVM's MSR_KVM_PVSCHED (the default where KVM\n"
 "                       offers it: minivmm sees each registration)\n"
+"  --refuse-areas       Linux: answer each registration of a pvsched area\n"
+"                       through MSR_KVM_PVSCHED with #GP, as a VMM whose\n"
+"                       MSR filter denies it would (unregistering is\n"
+"                       let through): to see what a guest does then;\n"
+"                       not with --pvsched-device or --no-pvsched\n"
 "\n"
 "  --pvsched=NAME       assign pvsched driver NAME before the vCPUs run\n"
 "                       (KVM_REPLACE_PVSCHED_OPS); --pvsched= runs with no\n"
@@ -412,6 +419,9 @@ static int options__one(struct options *opts, int c, const char *arg,
 	case OPT_PVSCHED_DEVICE:
 		opts->pvsched_device = true;
 		return 0;
+	case OPT_REFUSE_AREAS:
+		opts->refuse_areas = true;
+		return 0;
 	case OPT_VCPUS:
 		if (options__parse_count(arg, MINIVMM_MAX_VCPUS, &n)) {
 			fprintf(err, "minivmm: --vcpus: '%s' is not in 1..%d\n",
@@ -590,6 +600,8 @@ static const char *options__linux_only(const struct options *opts)
 		return "--reboots";
 	if (opts->pvsched_device)
 		return "--pvsched-device";
+	if (opts->refuse_areas)
+		return "--refuse-areas";
 	return NULL;
 }
 
@@ -630,6 +642,13 @@ static int options__check(const struct options *opts, FILE *err)
 	if (opts->no_pvsched && opts->pvsched_set) {
 		fprintf(err,
 			"minivmm: --no-pvsched and --pvsched are mutually exclusive\n");
+		return -EINVAL;
+	}
+	/* The guest registers through the MSR only if it has the bit. */
+	if (opts->refuse_areas && (opts->no_pvsched || opts->pvsched_device)) {
+		fprintf(err,
+			"minivmm: --refuse-areas: no MSR_KVM_PVSCHED with %s\n",
+			opts->no_pvsched ? "--no-pvsched" : "--pvsched-device");
 		return -EINVAL;
 	}
 	if (opts->no_pvsched && opts->nr_switches) {

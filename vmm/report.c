@@ -405,10 +405,10 @@ static void report__json_latency(FILE *f, const struct kvm_cpu *cpu,
 }
 
 /*
- * "guest_seen": a Linux guest's requests, as sampled while it ran, and how
- * often KVM took a registration or an unregistration from it through the
- * pvsched device (no such key for a payload, whose requests the payload
- * itself reports).
+ * "guest_seen": a Linux guest's requests, as sampled while it ran, how
+ * often KVM took a registration or an unregistration from it, and how
+ * many registrations --refuse-areas refused (no such key for a payload,
+ * whose requests the payload itself reports).
  */
 static void report__json_guest_seen(FILE *f, const struct kvm_cpu *cpu,
 				    bool linux_guest)
@@ -417,9 +417,10 @@ static void report__json_guest_seen(FILE *f, const struct kvm_cpu *cpu,
 		return;
 	fprintf(f, ",\"guest_seen\":{\"samples\":%llu,\"flags\":%u,"
 		"\"prio_max\":%u,\"registrations\":%u,"
-		"\"unregistrations\":%u}", cpu->guest_seen.samples,
-		cpu->guest_seen.flags, cpu->guest_seen.prio_max,
-		cpu->area_registrations, cpu->area_unregistrations);
+		"\"unregistrations\":%u,\"refusals\":%u}",
+		cpu->guest_seen.samples, cpu->guest_seen.flags,
+		cpu->guest_seen.prio_max, cpu->area_registrations,
+		cpu->area_unregistrations, cpu->area_refusals);
 }
 
 static void report__json_vcpu(FILE *f, const struct kvm_cpu *cpu,

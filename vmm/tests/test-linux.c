@@ -524,7 +524,7 @@ static void test_pvsched_msr_runs(void)
 	check(strstr(out, "\"pvsched_area\":\"by-guest-msr\"") &&
 	      strstr(strstr(out, "\"index\":0,"), PV_AREA_JSON("3145728")) &&
 	      strstr(strstr(out, "\"index\":1,"), PV_AREA_JSON("3145792")) &&
-	      tap_count(out, "\"registrations\":1,\"unregistrations\":0}") == 2,
+	      tap_count(out, "\"registrations\":1,\"unregistrations\":0,\"refusals\":0}") == 2,
 	      "JSON: by-guest-msr, each vCPU's area, one registration each");
 
 	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2", bz);
@@ -560,6 +560,19 @@ static void test_pvsched_msr_runs(void)
 	      strstr(errout, "fake-linux: vcpu0 msr: no KVM_FEATURE_PVSCHED\n") &&
 	      strstr(out, "\"pvsched_area\":\"not-used\""),
 	      "--no-pvsched: KVM_FEATURE_PVSCHED hidden from the guest");
+
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json --refuse-areas",
+		 bz);
+	run(MSR_ENV "FAKE_KVM_FAIL=KVM_SET_MSRS", args, NULL);
+	check(status == 0 &&
+	      strstr(errout, "fake-linux: vcpu0 msr: bad version #GP, unaligned #GP, registered #GP, another's #GP, area version 0\n") &&
+	      strstr(errout, "fake-linux: vcpu1 msr: bad version -, unaligned -, registered #GP, another's -, area version 0\n") &&
+	      !strstr(errout, "KVM_SET_MSRS") && !strstr(errout, "minivmm:") &&
+	      tap_count(out, "\"pvsched_area\":null") == 2 &&
+	      strstr(strstr(out, "\"index\":0,"), "\"registrations\":0,\"unregistrations\":0,\"refusals\":4}") &&
+	      strstr(strstr(out, "\"index\":1,"), "\"registrations\":0,\"unregistrations\":0,\"refusals\":1}"),
+	      "--refuse-areas: every registration gets #GP, KVM never asked, "
+	      "counted as refusals");
 
 	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
 	run(MSR_ENV "FAKE_KVM_FAIL=KVM_X86_SET_MSR_FILTER", args, NULL);
@@ -632,9 +645,9 @@ static void test_pvsched_dev_runs(void)
 		     ",\"guest_seen\":{\"samples\":") &&
 	      strstr(strstr(out, "\"index\":1,"),
 		     ",\"flags\":1,\"prio_max\":11,\"registrations\":1,"
-		     "\"unregistrations\":0},\"latency\":null}]}") &&
+		     "\"unregistrations\":0,\"refusals\":0},\"latency\":null}]}") &&
 	      strstr(strstr(out, "\"index\":0,"),
-		     "\"registrations\":1,\"unregistrations\":1},") &&
+		     "\"registrations\":1,\"unregistrations\":1,\"refusals\":0},") &&
 	      tap_count(out, PV_AREA_JSON("3145792")) == 1,
 	      "GPA 0 with version 0xdead: unregistered, the report's area "
 	      "null for that vCPU; vCPU 1's request sampled (guest_seen)");
@@ -653,7 +666,7 @@ static void test_pvsched_dev_runs(void)
 	      strstr(strstr(out, "\"index\":1,"),
 		     "\"pvsched_area\":null,\"guest_seen\":{\"samples\":0,"
 		     "\"flags\":0,\"prio_max\":0,\"registrations\":0,"
-		     "\"unregistrations\":0},\"latency\":null}]}") &&
+		     "\"unregistrations\":0,\"refusals\":0},\"latency\":null}]}") &&
 	      tap_count(out, PV_AREA_JSON("3145792")) == 1,
 	      "... vCPU 1 has no area; vCPU 0 could take the one vCPU 1 "
 	      "failed to register");
@@ -742,7 +755,7 @@ static void test_reboot_runs(void)
 	      tap_count(errout, PV_CALL(1, "0x300040", "ok")) == 2 &&
 	      tap_count(errout, "pvsched: (none) -> pvsched_count\n") == 2,
 	      "pvsched flavour: each boot finds the device afresh and registers its areas; --pvsched assigned in each VM");
-	check(tap_count(out, "\"registrations\":1,\"unregistrations\":0}") == 2 &&
+	check(tap_count(out, "\"registrations\":1,\"unregistrations\":0,\"refusals\":0}") == 2 &&
 	      tap_count(out, PV_AREA_JSON("3145728")) == 1 &&
 	      tap_count(out, PV_AREA_JSON("3145792")) == 1 &&
 	      strstr(out, "\"final\":\"pvsched_count\"") &&

@@ -452,6 +452,16 @@ static void test_linux_options(void)
 	ok(rejects("--pvsched-device") &&
 	   !strcmp(errbuf, "minivmm: --pvsched-device needs --kernel\n"),
 	   "--pvsched-device without --kernel");
+	ok(rejects("--refuse-areas") &&
+	   !strcmp(errbuf, "minivmm: --refuse-areas needs --kernel\n") &&
+	   rejects("--kernel=bz", "--refuse-areas", "--pvsched-device") &&
+	   !strcmp(errbuf, "minivmm: --refuse-areas: no MSR_KVM_PVSCHED with --pvsched-device\n") &&
+	   rejects("--kernel=bz", "--refuse-areas", "--no-pvsched") &&
+	   !strcmp(errbuf, "minivmm: --refuse-areas: no MSR_KVM_PVSCHED with --no-pvsched\n"),
+	   "--refuse-areas: needs --kernel, not with --pvsched-device or --no-pvsched");
+	ok(accepts("--kernel=bz", "--refuse-areas") && opts.refuse_areas &&
+	   accepts("--kernel=bz") && !opts.refuse_areas,
+	   "--refuse-areas with --kernel; off by default");
 	ok(rejects("--kernel=bz", "--payload=io") &&
 	   !strcmp(errbuf, "minivmm: --payload is a payload option: not with --kernel\n") &&
 	   lines(errbuf) == 1, "--kernel with --payload: one line");
