@@ -729,60 +729,87 @@ run_pinned() {
 	rc=$?
 }
 # run_preempted ARG...: run_pinned ARG..., and count the times that the
-# vCPU thread was preempted (sched_switch, prev_state R) and its LAPIC
-# timer (KVM's hrtimer, apic_timer_fn) expired before it ran again, with
-# no earlier tick still pending: each of those is a WAKEUP of a preempted
-# vCPU, which the driver's policy boosts (so boosts >= that count). A tick is pending from its expiry until
-# the vCPU next enters the guest (kvm_entry: KVM moves it to the APIC
-# before that); an expiry while one is pending is coalesced by KVM
-# (apic_timer_expired()), without a kick, and so without a WAKEUP. The
-# count goes to $PREEMPTED; rc 99 if the events cannot be set.
+# vCPU thread was preempted (sched_switch, prev_state R) while unboosted
+# and its LAPIC timer (KVM's hrtimer, apic_timer_fn) expired before it
+# ran again, with no earlier tick still pending: each of those is a
+# WAKEUP of a preempted vCPU, which the driver's policy boosts then, from
+# the timer's interrupt (a pvsched_boost event before the thread runs
+# again). A tick is pending from its expiry until the vCPU next enters
+# the guest (kvm_entry: KVM moves it to the APIC before that); an expiry
+# while one is pending is coalesced by KVM (apic_timer_expired()),
+# without a kick, and so without a WAKEUP. Whether the thread is boosted
+# comes from the pvsched_boost and pvsched_unboost events, which trace
+# every change: a thread preempted while boosted is one the boost server
+# throttled (its runtime, or the task's lag, used up), the bound at work,
+# and a tick then asks for nothing new. "COUNT MISSED" goes to
+# $PREEMPTED, MISSED being the counted ticks without a boost before the
+# thread ran again; rc 99 if the events cannot be set.
 SWITCH_EV=$EVENTS/sched/sched_switch/enable
 EXPIRE_EV=$EVENTS/timer/hrtimer_expire_entry/enable
 ENTRY_EV=$EVENTS/kvm/kvm_entry/enable
+BOOST_EV=$EVENTS/pvsched/pvsched_boost/enable
+UNBOOST_EV=$EVENTS/pvsched/pvsched_unboost/enable
 run_preempted() {
-	echo 0 > "$PREEMPTED"
+	echo "0 0" > "$PREEMPTED"
 	if ! echo 1 > "$SWITCH_EV" || ! echo 1 > "$EXPIRE_EV" ||
-	   ! echo 1 > "$ENTRY_EV" || ! : > "$TRACE"; then
-		setup_failed "cannot trace sched_switch, hrtimer_expire_entry and kvm_entry"
+	   ! echo 1 > "$ENTRY_EV" || ! echo 1 > "$BOOST_EV" ||
+	   ! echo 1 > "$UNBOOST_EV" || ! : > "$TRACE"; then
+		setup_failed "cannot trace sched_switch, hrtimer_expire_entry, kvm_entry and pvsched's boosts"
 		return
 	fi
 	run_pinned "$@"
-	echo 0 > "$SWITCH_EV"
-	echo 0 > "$EXPIRE_EV"
-	echo 0 > "$ENTRY_EV"
+	for ev in "$SWITCH_EV" "$EXPIRE_EV" "$ENTRY_EV" "$BOOST_EV" \
+		  "$UNBOOST_EV"; do
+		echo 0 > "$ev"
+	done
 	tid=$(jq -r '.vcpu[0].tid' "$OUT" 2> /dev/null)
 	awk -v tid="$tid" -v out="$PREEMPTED" '
-		/ sched_switch: / {
-			if ($0 ~ ("prev_pid=" tid " ") && $0 ~ /prev_state=R/)
-				pre = 1
-			else if ($0 ~ ("next_pid=" tid " "))
-				pre = 0
+		function ran() {
+			if (asked)
+				missed++
+			asked = 0
 		}
+		/ sched_switch: / {
+			if ($0 ~ ("prev_pid=" tid " ") && $0 ~ /prev_state=R/) {
+				pre = 1
+			} else if ($0 ~ ("next_pid=" tid " ")) {
+				pre = 0
+				ran()
+			}
+		}
+		/ pvsched_boost: / && $0 ~ ("pid=" tid "$") { boosted = 1; asked = 0 }
+		/ pvsched_unboost: / && $0 ~ ("pid=" tid " ") { boosted = 0 }
 		/ kvm_entry: / { pend = 0 }
 		/ hrtimer_expire_entry: .*function=apic_timer_fn/ {
 			if (pre == 1 && pend)
 				coalesced++
-			if (pre == 1 && !pend) {
+			if (pre == 1 && !pend && boosted)
+				throttled++
+			if (pre == 1 && !pend && !boosted) {
 				n++
+				asked = 1
 				pre = 2
 			}
 			pend = 1
 		}
 		END {
-			print n + 0 > out
-			print "# vCPU thread " tid ": preempted, a tick with none pending before it ran again: " n + 0 " times (ticks coalesced with a pending one meanwhile: " coalesced + 0 ")"
+			ran()
+			print n + 0, missed + 0 > out
+			print "# vCPU thread " tid ": preempted unboosted, a tick with none pending before it ran again: " n + 0 " times, " missed + 0 " of them with no boost before it ran (ticks coalesced with a pending one meanwhile: " coalesced + 0 ", ticks that found it preempted while boosted: " throttled + 0 ")"
 		}' "$TRACE"
 }
 # spin_irq_ok: irq_ok for the one vCPU, boosted at least once per
-# preemption that a tick found, and at least once (the busy loop shares
-# its CPU), and its handler saw PVSCHED_HOST_BOOSTED no more often than
-# it was boosted (the handler's EOI exit ends a boost). Not "no more
-# boosts than the guest counted ticks": the guest misses a tick that
-# comes while the one before is still in its APIC's IRR, which KVM
-# counts as a timer expiry all the same (seen: 44 boosts, 40 ticks).
+# preemption that a tick found unboosted, and at least once (the busy
+# loop shares its CPU), each of those ticks boosting it before it ran
+# again, and its handler saw PVSCHED_HOST_BOOSTED no more often than it
+# was boosted (the handler's EOI exit ends a boost). Not "no more boosts
+# than the guest counted ticks": the guest misses a tick that comes
+# while the one before is still in its APIC's IRR, which KVM counts as a
+# timer expiry all the same (seen: 44 boosts, 40 ticks).
 spin_irq_ok() {
-	[ "$rc" -eq 0 ] && irq_ok "$OUT" 1 "$(cat "$PREEMPTED")" &&
+	read -r preempted missed < "$PREEMPTED"
+	[ "$rc" -eq 0 ] && [ "$missed" -eq 0 ] &&
+		irq_ok "$OUT" 1 "$preempted" &&
 		jq_true "$OUT" '.vcpu[0].pvsched_area |
 			.boost_seen <= .boosts'
 }
