@@ -22,7 +22,8 @@
 #   6-11. the errors a user can make: one line, exit status 1 or 3
 #   12-17. the guest driver: both vCPUs register their areas with KVM's
 #      MSR_KVM_PVSCHED (the report shows them, minivmm's MSR filter sees
-#      each registration) and leave the pvsched device alone; a SCHED_FIFO 50
+#      each registration), the context switch publishes, and leave the
+#      pvsched device alone; a SCHED_FIFO 50
 #      loop on CPU 1 makes vCPU 1 ask (priority 50; BOOST | BOOST_IRQ
 #      while it sleeps) and pvsched_boost boost it, and keep it boosted
 #      through its sleeps (unboosts fewer than half the sleeps that
@@ -44,6 +45,10 @@
 #   19. hibernation up to the image (pm_test=core, the guest kernel of
 #      make guest): each vCPU unregisters its area and registers it again
 #      (CPU 0 from syscore_suspend()/syscore_resume(), patch 36)
+#   20. a host that takes no area (minivmm --refuse-areas: #GP for each
+#      registration): the guest driver says so for each CPU and leaves
+#      its static key off (/sys/module/pvsched_guest/parameters/active
+#      is 0; 12 wants 1 there), patch 39
 #
 # On a kernel without pvsched (the baseline) the guests run with
 # --no-pvsched.
@@ -155,7 +160,7 @@ err() {
 # A write to the shell's FIFO after minivmm is gone must not kill us.
 trap '' PIPE
 echo "TAP version 13"
-echo "1..19"
+echo "1..20"
 for f in "$KERNEL" "$INITRD"; do
 	if [ ! -f "$f" ]; then
 		echo "Bail out! $f missing"
@@ -287,14 +292,15 @@ check "linux: --kernel with --payload: usage error, status 1" \
 # with pvsched_boost (pvsched_count for 16). A run that ends with the
 # debug exit leaves the areas registered: the report shows them.
 if [ -n "$NO_PVSCHED" ]; then
-	for t in "both vCPUs register their areas through MSR_KVM_PVSCHED; the pvsched device is left alone" \
+	for t in "both vCPUs register their areas through MSR_KVM_PVSCHED, the context switch publishes; the pvsched device is left alone" \
 		 "rtspin at FIFO 50 on CPU 1: vCPU 1 asks with priority 50, and for a boost while it sleeps, and is boosted, also through its sleeps; vCPU 0 neither" \
 		 "garbage to the device: error statuses, the areas as they were" \
 		 "no real-time task: no boost; CPU 1 offline and online: vCPU 1's area unregistered, registered again" \
 		 "pvsched_count counts the Linux guest's events" \
 		 "pvsched_guest.enable=0: the driver says so and registers no area" \
 		 "priority inheritance: a PI mutex held by a normal task on CPU 1, waited for by a FIFO 60 task on CPU 0: vCPU 1 asks with priority 60" \
-		 "hibernation up to the image (pm_test=core): both vCPUs unregister their areas and register them again"; do
+		 "hibernation up to the image (pm_test=core): both vCPUs unregister their areas and register them again" \
+		 "--refuse-areas: every registration refused (#GP), the guest says so and its context switch publishes nothing"; do
 		skip "linux pvsched: $t" "the kernel has no pvsched"
 	done
 else
@@ -305,9 +311,9 @@ else
 	boot "console=ttyS0 quiet panic=-1 pvexit=5 isolcpus=1 l2run=pvsched-rt" \
 		--pvsched=pvsched_boost
 	echo "# rtspin boot: ${secs}s"
-	grep -E '^(magic|cpu[0-9]|rtspin)|pvsched_guest' "$CON" | sed 's/^/# /'
-	check "linux pvsched: both vCPUs register their areas through MSR_KVM_PVSCHED; the pvsched device is left alone" \
-		eval 'test $rc = 5 && grep -q "pvsched_guest: MSR_KVM_PVSCHED, area version 1, 2 CPUs online" "$CON" && grep -q "pvsched_guest 0000:00:01.0: the areas are registered through MSR_KVM_PVSCHED" "$CON" && grep -q "^cpu0 gpa=0 status=" "$CON" && grep -q "^cpu1 gpa=0 status=" "$CON" && jqt ".pvsched_area == \"by-guest-msr\" and ([.vcpu[].pvsched_area.gpa] | min) > 0 and ([.vcpu[].pvsched_area.gpa % 64] == [0, 0]) and .vcpu[0].pvsched_area.gpa != .vcpu[1].pvsched_area.gpa and ([.vcpu[].pvsched_area.version] == [1, 1]) and ([.vcpu[].guest_seen | .registrations, .unregistrations] == [1, 0, 1, 0])"'
+	grep -E '^(magic|cpu[0-9]|rtspin|ACTIVE)|pvsched_guest' "$CON" | sed 's/^/# /'
+	check "linux pvsched: both vCPUs register their areas through MSR_KVM_PVSCHED, the context switch publishes; the pvsched device is left alone" \
+		eval 'test $rc = 5 && grep -q "pvsched_guest: MSR_KVM_PVSCHED, area version 1, 2 CPUs online" "$CON" && grep -q "^ACTIVE: 1$" "$CON" && grep -q "pvsched_guest 0000:00:01.0: the areas are registered through MSR_KVM_PVSCHED" "$CON" && grep -q "^cpu0 gpa=0 status=" "$CON" && grep -q "^cpu1 gpa=0 status=" "$CON" && jqt ".pvsched_area == \"by-guest-msr\" and ([.vcpu[].pvsched_area.gpa] | min) > 0 and ([.vcpu[].pvsched_area.gpa % 64] == [0, 0]) and .vcpu[0].pvsched_area.gpa != .vcpu[1].pvsched_area.gpa and ([.vcpu[].pvsched_area.version] == [1, 1]) and ([.vcpu[].guest_seen | .registrations, .unregistrations] == [1, 0, 1, 0])"'
 	# shellcheck disable=SC2034 # sleeps: in the check that evals it
 	sleeps=$(sed -n 's/^rtspin: cpu 1, FIFO 50, [0-9]* spins, \([0-9]*\) sleeps$/\1/p' "$CON")
 	echo "# rtspin slept ${sleeps:-?} times; vCPU 1 boosts, unboosts: $(jq -c '[.vcpu[1].pvsched_area | .boosts, .unboosts]' "$OUT" 2>/dev/null)"
@@ -372,8 +378,20 @@ else
 	fi
 	check "linux pvsched: hibernation up to the image (pm_test=core): both vCPUs unregister their areas and register them again" \
 		eval 'test $rc = 9 && grep -q "^HIBERNATE: ok$" "$CON" && grep -q "^ONLINE: 0-1$" "$CON" && jqt "[.vcpu[].guest_seen | .registrations, .unregistrations] == [2, 1, 2, 1] and ([.vcpu[].pvsched_area.version] == [1, 1])"'
+
+	# 20: a host that takes no area (minivmm --refuse-areas: #GP for
+	# each registration, as an MSR filter denying it gives): each CPU
+	# runs without one, and the guest driver leaves its static key off,
+	# so that the context switch does nothing for it.
+	boot "console=ttyS0 quiet panic=-1 pvexit=10 isolcpus=1 l2run=pvsched-refused" \
+		--pvsched=pvsched_boost --refuse-areas
+	echo "# refused boot: ${secs}s"
+	grep -E '^(ACTIVE|rtspin)|pvsched_guest' "$CON" | sed 's/^/# /'
+	echo "# registrations, unregistrations, refusals: $(jq -c '[.vcpu[].guest_seen | .registrations, .unregistrations, .refusals]' "$OUT" 2>/dev/null)"
+	check "linux pvsched: --refuse-areas: every registration refused (#GP), the guest says so and its context switch publishes nothing" \
+		eval 'test $rc = 10 && grep -q "pvsched_guest: CPU 0: area at 0x[0-9a-f]* refused: refused by the host (#GP)" "$CON" && grep -q "pvsched_guest: CPU 1: area at 0x[0-9a-f]* refused: refused by the host (#GP)" "$CON" && grep -q "^ACTIVE: 0$" "$CON" && grep -q "^rtspin: cpu 1, FIFO 50, [0-9]* spins, [0-9]* sleeps$" "$CON" && jqt "[.vcpu[].guest_seen | .registrations, .unregistrations, .refusals] == [0, 0, 1, 0, 0, 1] and ([.vcpu[].pvsched_area] == [null, null])"'
 fi
 
 echo "# $((NR - FAILED)) passed, $FAILED failed"
-[ "$NR" = 19 ] || { echo "# planned 19, ran $NR"; exit 1; }
+[ "$NR" = 20 ] || { echo "# planned 20, ran $NR"; exit 1; }
 [ "$FAILED" = 0 ]
