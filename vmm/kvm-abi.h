@@ -53,13 +53,19 @@ struct kvm_pvsched_area {
  * <linux/pvsched.h> has it (64 bytes, 64-aligned; flags and offsets in
  * ../guest-payload/minivmm-guest.h). KVM writes version and zeroes the
  * host fields at registration; the driver rewrites them on each boost
- * change; the guest writes guest_flags and guest_prio.
+ * change; the guest writes guest_flags and guest_prio (both at once, as
+ * guest_word, when both change: read them so).
  */
 struct pvsched_vcpu_area {
 	__u32 version;		/* PVSCHED_AREA_VERSION */
 	__u32 host_flags;	/* PVSCHED_HOST_* */
-	__u32 guest_flags;	/* PVSCHED_GUEST_* */
-	__u32 guest_prio;	/* running guest task: 0 normal, 1..99 RT */
+	union {			/* the guest stores both at once */
+		struct {
+			__u32 guest_flags;	/* PVSCHED_GUEST_* */
+			__u32 guest_prio;	/* 0 normal, 1..99 RT */
+		};
+		__u64 guest_word;	/* read in one load */
+	};
 	__u64 boosted_ns;	/* CPU time the vCPU thread ran boosted */
 	__u32 boosts;		/* boosts started */
 	__u32 throttles;	/* boosts ended by the bounds */

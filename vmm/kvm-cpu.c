@@ -166,8 +166,7 @@ int kvm_cpu__get_tsc_khz(struct kvm_cpu *cpu, unsigned long long *khz)
 void kvm_cpu__sample_guest_fields(struct kvm_cpu *cpu)
 {
 	__u64 gpa = __atomic_load_n(&cpu->area_gpa, __ATOMIC_ACQUIRE);
-	struct pvsched_vcpu_area *a;
-	__u32 prio;
+	struct pvsched_vcpu_area *a, g;
 
 	if (!gpa)
 		return;
@@ -175,11 +174,11 @@ void kvm_cpu__sample_guest_fields(struct kvm_cpu *cpu)
 	if (!a)
 		return;
 	cpu->guest_seen.samples++;
-	cpu->guest_seen.flags |= __atomic_load_n(&a->guest_flags,
-						 __ATOMIC_RELAXED);
-	prio = __atomic_load_n(&a->guest_prio, __ATOMIC_RELAXED);
-	if (prio > cpu->guest_seen.prio_max)
-		cpu->guest_seen.prio_max = prio;
+	/* Flags and priority as the guest wrote them, in one load. */
+	g.guest_word = __atomic_load_n(&a->guest_word, __ATOMIC_RELAXED);
+	cpu->guest_seen.flags |= g.guest_flags;
+	if (g.guest_prio > cpu->guest_seen.prio_max)
+		cpu->guest_seen.prio_max = g.guest_prio;
 }
 
 /*
