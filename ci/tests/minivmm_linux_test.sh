@@ -49,6 +49,9 @@
 #      registration): the guest driver says so for each CPU and leaves
 #      its static key off (/sys/module/pvsched_guest/parameters/active
 #      is 0; 12 wants 1 there), patch 39
+#   21. a real-time task that blocked on CPU 1 and woke on CPU 0 (moved
+#      while it slept) leaves vCPU 1 asking nothing once it woke; it asked
+#      BOOST | BOOST_IRQ while the task waited (patch 40)
 #
 # On a kernel without pvsched (the baseline) the guests run with
 # --no-pvsched.
@@ -160,7 +163,7 @@ err() {
 # A write to the shell's FIFO after minivmm is gone must not kill us.
 trap '' PIPE
 echo "TAP version 13"
-echo "1..20"
+echo "1..21"
 for f in "$KERNEL" "$INITRD"; do
 	if [ ! -f "$f" ]; then
 		echo "Bail out! $f missing"
@@ -300,7 +303,8 @@ if [ -n "$NO_PVSCHED" ]; then
 		 "pvsched_guest.enable=0: the driver says so and registers no area" \
 		 "priority inheritance: a PI mutex held by a normal task on CPU 1, waited for by a FIFO 60 task on CPU 0: vCPU 1 asks with priority 60" \
 		 "hibernation up to the image (pm_test=core): both vCPUs unregister their areas and register them again" \
-		 "--refuse-areas: every registration refused (#GP), the guest says so and its context switch publishes nothing"; do
+		 "--refuse-areas: every registration refused (#GP), the guest says so and its context switch publishes nothing" \
+		 "a FIFO 50 task blocked on CPU 1, moved to CPU 0 while it sleeps: vCPU 1 asks while it waits, and nothing once it woke on CPU 0"; do
 		skip "linux pvsched: $t" "the kernel has no pvsched"
 	done
 else
@@ -390,8 +394,23 @@ else
 	echo "# registrations, unregistrations, refusals: $(jq -c '[.vcpu[].guest_seen | .registrations, .unregistrations, .refusals]' "$OUT" 2>/dev/null)"
 	check "linux pvsched: --refuse-areas: every registration refused (#GP), the guest says so and its context switch publishes nothing" \
 		eval 'test $rc = 10 && grep -q "pvsched_guest: CPU 0: area at 0x[0-9a-f]* refused: refused by the host (#GP)" "$CON" && grep -q "pvsched_guest: CPU 1: area at 0x[0-9a-f]* refused: refused by the host (#GP)" "$CON" && grep -q "^ACTIVE: 0$" "$CON" && grep -q "^rtspin: cpu 1, FIFO 50, [0-9]* spins, [0-9]* sleeps$" "$CON" && jqt "[.vcpu[].guest_seen | .registrations, .unregistrations, .refusals] == [0, 0, 1, 0, 0, 1] and ([.vcpu[].pvsched_area] == [null, null])"'
+
+	# 21: "an RT task waits here" ends when the task wakes, wherever:
+	# rtwait blocks at FIFO 50 on the isolated CPU 1 for 1 s and is moved
+	# to CPU 0 halfway, wakes there; CPU 1 then idles for 1 s with no
+	# real-time task waiting on it. While the task waits vCPU 1 asks
+	# BOOST | BOOST_IRQ (3), sampled; at the end its area must ask
+	# nothing (before patch 40 it kept asking until a real-time task ran
+	# on CPU 1 again).
+	boot "console=ttyS0 quiet panic=-1 pvexit=11 isolcpus=1 l2run=pvsched-migrate" \
+		--pvsched=pvsched_boost
+	echo "# migrate boot: ${secs}s"
+	grep -E '^rtwait|pvsched_guest' "$CON" | sed 's/^/# /'
+	echo "# vCPU 1 asked, and its area at the end: $(jq -c '[.vcpu[1].guest_seen.flags, .vcpu[1].pvsched_area.guest_flags]' "$OUT" 2>/dev/null)"
+	check "linux pvsched: a FIFO 50 task blocked on CPU 1, moved to CPU 0 while it sleeps: vCPU 1 asks while it waits, and nothing once it woke on CPU 0" \
+		eval 'test $rc = 11 && grep -q "^rtwait: blocked on cpu 1, woke on cpu 0, FIFO 50$" "$CON" && jqt ".vcpu[1].guest_seen.flags == 3 and .vcpu[1].pvsched_area.guest_flags == 0 and .vcpu[1].pvsched_area.version == 1"'
 fi
 
 echo "# $((NR - FAILED)) passed, $FAILED failed"
-[ "$NR" = 20 ] || { echo "# planned 20, ran $NR"; exit 1; }
+[ "$NR" = 21 ] || { echo "# planned 21, ran $NR"; exit 1; }
 [ "$FAILED" = 0 ]
