@@ -52,6 +52,8 @@
 #   21. a real-time task that blocked on CPU 1 and woke on CPU 0 (moved
 #      while it slept) leaves vCPU 1 asking nothing once it woke; it asked
 #      BOOST | BOOST_IRQ while the task waited (patch 40)
+#   22. a normal task running on CPU 1 while a real-time task waits there
+#      makes vCPU 1 ask BOOST_IRQ (patch 41)
 #
 # On a kernel without pvsched (the baseline) the guests run with
 # --no-pvsched.
@@ -163,7 +165,7 @@ err() {
 # A write to the shell's FIFO after minivmm is gone must not kill us.
 trap '' PIPE
 echo "TAP version 13"
-echo "1..21"
+echo "1..22"
 for f in "$KERNEL" "$INITRD"; do
 	if [ ! -f "$f" ]; then
 		echo "Bail out! $f missing"
@@ -304,7 +306,8 @@ if [ -n "$NO_PVSCHED" ]; then
 		 "priority inheritance: a PI mutex held by a normal task on CPU 1, waited for by a FIFO 60 task on CPU 0: vCPU 1 asks with priority 60" \
 		 "hibernation up to the image (pm_test=core): both vCPUs unregister their areas and register them again" \
 		 "--refuse-areas: every registration refused (#GP), the guest says so and its context switch publishes nothing" \
-		 "a FIFO 50 task blocked on CPU 1, moved to CPU 0 while it sleeps: vCPU 1 asks while it waits, and nothing once it woke on CPU 0"; do
+		 "a FIFO 50 task blocked on CPU 1, moved to CPU 0 while it sleeps: vCPU 1 asks while it waits, and nothing once it woke on CPU 0" \
+		 "a normal busy loop on CPU 1 while a FIFO 50 task waits there: vCPU 1 asks for a boost to take interrupts (BOOST_IRQ)"; do
 		skip "linux pvsched: $t" "the kernel has no pvsched"
 	done
 else
@@ -409,8 +412,20 @@ else
 	echo "# vCPU 1 asked, and its area at the end: $(jq -c '[.vcpu[1].guest_seen.flags, .vcpu[1].pvsched_area.guest_flags]' "$OUT" 2>/dev/null)"
 	check "linux pvsched: a FIFO 50 task blocked on CPU 1, moved to CPU 0 while it sleeps: vCPU 1 asks while it waits, and nothing once it woke on CPU 0" \
 		eval 'test $rc = 11 && grep -q "^rtwait: blocked on cpu 1, woke on cpu 0, FIFO 50$" "$CON" && jqt ".vcpu[1].guest_seen.flags == 3 and .vcpu[1].pvsched_area.guest_flags == 0 and .vcpu[1].pvsched_area.version == 1"'
+
+	# 22: a normal task running while a real-time one waits on the same
+	# CPU: the wake-up's interrupt must find the vCPU boosted, or boost it
+	# if the host preempted the vCPU, so the vCPU asks BOOST_IRQ (2)
+	# meanwhile (before patch 41: nothing, and a timer that found the
+	# vCPU preempted then waited behind the host's tasks). The run ends
+	# with both tasks on CPU 1: the area shows what vCPU 1 asks then.
+	boot "console=ttyS0 quiet panic=-1 pvexit=12 isolcpus=1 l2run=pvsched-waitbusy" \
+		--pvsched=pvsched_boost
+	echo "# wait-busy boot: ${secs}s; vCPU 1 asks at the end: $(jq -c '.vcpu[1].pvsched_area.guest_flags' "$OUT" 2>/dev/null)"
+	check "linux pvsched: a normal busy loop on CPU 1 while a FIFO 50 task waits there: vCPU 1 asks for a boost to take interrupts (BOOST_IRQ)" \
+		eval 'test $rc = 12 && jqt ".vcpu[1].pvsched_area.guest_flags == 2"'
 fi
 
 echo "# $((NR - FAILED)) passed, $FAILED failed"
-[ "$NR" = 21 ] || { echo "# planned 21, ran $NR"; exit 1; }
+[ "$NR" = 22 ] || { echo "# planned 22, ran $NR"; exit 1; }
 [ "$FAILED" = 0 ]
