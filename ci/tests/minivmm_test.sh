@@ -743,7 +743,10 @@ run_pinned() {
 # throttled (its runtime, or the task's lag, used up), the bound at work,
 # and a tick then asks for nothing new. "COUNT MISSED" goes to
 # $PREEMPTED, MISSED being the counted ticks without a boost before the
-# thread ran again; rc 99 if the events cannot be set.
+# thread ran again, shown, not checked: a thread preempted in user space
+# (minivmm handling an exit) is out of KVM_RUN, where no WAKEUP comes and
+# no boost applies, which sched_switch does not tell apart (1 of 65 on
+# the debug kernel once); rc 99 if the events cannot be set.
 SWITCH_EV=$EVENTS/sched/sched_switch/enable
 EXPIRE_EV=$EVENTS/timer/hrtimer_expire_entry/enable
 ENTRY_EV=$EVENTS/kvm/kvm_entry/enable
@@ -800,16 +803,14 @@ run_preempted() {
 }
 # spin_irq_ok: irq_ok for the one vCPU, boosted at least once per
 # preemption that a tick found unboosted, and at least once (the busy
-# loop shares its CPU), each of those ticks boosting it before it ran
-# again, and its handler saw PVSCHED_HOST_BOOSTED no more often than it
-# was boosted (the handler's EOI exit ends a boost). Not "no more boosts
+# loop shares its CPU), and its handler saw PVSCHED_HOST_BOOSTED no more
+# often than it was boosted (the handler's EOI exit ends a boost). Not "no more boosts
 # than the guest counted ticks": the guest misses a tick that comes
 # while the one before is still in its APIC's IRR, which KVM counts as a
 # timer expiry all the same (seen: 44 boosts, 40 ticks).
 spin_irq_ok() {
-	read -r preempted missed < "$PREEMPTED"
-	[ "$rc" -eq 0 ] && [ "$missed" -eq 0 ] &&
-		irq_ok "$OUT" 1 "$preempted" &&
+	read -r preempted _ < "$PREEMPTED"
+	[ "$rc" -eq 0 ] && irq_ok "$OUT" 1 "$preempted" &&
 		jq_true "$OUT" '.vcpu[0].pvsched_area |
 			.boost_seen <= .boosts'
 }
