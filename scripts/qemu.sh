@@ -9,7 +9,7 @@
 # Why: QEMU's TCG delivers an interrupt that an L1 hypervisor injects
 # into its guest a second time, whatever the guest's RFLAGS.IF, which
 # deadlocks nested Linux guests (ci/qemu/0001-*.patch,
-# docs/benchmarks.md). Debian's QEMU 7.2 and 10.0 both have it. And its
+# docs/benchmarks.md). Debian's QEMU 7.2 and 10.0 both have it. And 7.2's
 # VMRUN can drop the L1's timer interrupt, freezing the whole VM
 # (0002-*.patch, a data race on interrupt_request).
 #
