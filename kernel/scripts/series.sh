@@ -114,7 +114,7 @@ cover_body() {
 	                                             l["p99_ns"] / 1000,
 	                                             l["max_ns"] / 1000))
 	    l2_section = "\n".join([
-	        "RFC v1's experiment, with a Linux guest whose driver (patch 21) asks for",
+	        "RFC v1's experiment, with a Linux guest whose driver (patch 33) asks for",
 	        "the boost: cyclictest -m -p 90 -i 500 in a 1-vCPU guest of the same",
 	        "kernel, the same hogs, %d wake-ups, the boost server's default" %
 	        lat["linux"]["results"][0]["latency"]["samples"],
@@ -123,7 +123,7 @@ cover_body() {
 	else:
 	    l2_section = "\n".join([
 	        "RFC v1's experiment itself, cyclictest in a Linux guest whose driver",
-	        "(patch 21) asks for the boost, is make latency and the end of make",
+	        "(patch 33) asks for the boost, is make latency and the end of make",
 	        "demo in the repository; its docs/benchmarks.md has the figures.",
 	        "", V1_LINE])
 	text = open(tmpl).read()
