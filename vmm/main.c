@@ -501,10 +501,10 @@ static int run__create_linux_vm(struct run *run)
 	kvm->tsc_deadline = kvm__has_tsc_deadline(kvm);
 	/*
 	 * The guest registers its areas itself, with MSR_KVM_PVSCHED, where
-	 * KVM offers it; else, or with --pvsched-device, through the device.
+	 * KVM offers it; else through the device.
 	 */
-	if (!run->opts.no_pvsched && !run->opts.pvsched_device &&
-	    kvm__has_pvsched_area(kvm) && kvm__has_pvsched_msr(kvm)) {
+	if (!run->opts.no_pvsched && kvm__has_pvsched_area(kvm) &&
+	    kvm__has_pvsched_msr(kvm)) {
 		if (kvm__filter_pvsched_msr(kvm))
 			return EXIT_FAILED;
 		kvm->pvsched_msr = true;

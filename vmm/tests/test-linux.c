@@ -506,7 +506,7 @@ static void test_fake_runs(void)
  * MSR_KVM_PVSCHED: where KVM offers it, the guest registers its areas
  * with the MSR; minivmm filters the MSR's writes, makes each with
  * KVM_SET_MSRS on the vCPU's thread, and reports the areas as it does the
- * device's. --pvsched-device and --no-pvsched hide the feature.
+ * device's. --no-pvsched hides the feature.
  */
 static void test_pvsched_msr_runs(void)
 {
@@ -543,15 +543,6 @@ static void test_pvsched_msr_runs(void)
 	      tap_count(out, "\"pvsched_area\":null") == 2,
 	      "KVM_SET_MSRS fails: one line each time, the guest gets #GP, "
 	      "no area");
-
-	snprintf(args, sizeof(args),
-		 "--kernel=%s --vcpus=2 --json --pvsched-device", bz);
-	run(MSR_ENV, args, NULL);
-	check(status == 0 &&
-	      strstr(errout, "fake-linux: vcpu0 msr: no KVM_FEATURE_PVSCHED\n") &&
-	      strstr(out, "\"pvsched_area\":\"by-guest\"") &&
-	      tap_count(out, "\"pvsched_area\":null") == 2,
-	      "--pvsched-device: KVM_FEATURE_PVSCHED hidden from the guest");
 
 	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json --no-pvsched",
 		 bz);
