@@ -105,7 +105,10 @@
  * the filter that sends it there (KVM_CAP_X86_USER_SPACE_MSR and
  * KVM_X86_SET_MSR_FILTER, each checked), else the fake takes it as KVM
  * would; KVM_SET_MSRS of MSR_KVM_PVSCHED checks the value as
- * KVM_SET_PVSCHED_AREA does, and the version (1).
+ * KVM_SET_PVSCHED_AREA does, and the version (1). Once registered, a
+ * vCPU asks PVSCHED_GUEST_BOOST with priority 10 + its index in its area;
+ * with $FAKE_KVM_LINUX_PVSCHED=msr-unregister vCPU 0 writes 0 last, which
+ * unregisters its area.
  * $FAKE_KVM_LINUX_REBOOTS=K: the linux guest reboots (OUT 0xfe to 0x64) at
  * the end of each of the first K VMs' boots, then ends as
  * $FAKE_KVM_LINUX_END says; with $FAKE_KVM_WANT_FIFO its vCPU 0 exits
@@ -190,7 +193,7 @@ struct fake_vcpu {
 	__u32 pv_st[9];			/* the STATUS values, ~0: none */
 	__u32 pv_area_version;		/* in its area once registered */
 	bool pv_msr;			/* KVM_FEATURE_PVSCHED in its CPUID */
-	__u32 msr_err[4];		/* $FAKE_KVM_LINUX_PVSCHED=msr: #GPs */
+	__u32 msr_err[5];		/* $FAKE_KVM_LINUX_PVSCHED=msr: #GPs */
 	char pv_fail[128];		/* the first check that failed */
 	char pv_line[384];		/* the line it prints */
 };
@@ -437,12 +440,15 @@ static int fake_create_vm(void)
 	return fake_fd(FAKE_VM);
 }
 
-/* $FAKE_KVM_LINUX_PVSCHED=msr: the guest registers with MSR_KVM_PVSCHED. */
+/*
+ * $FAKE_KVM_LINUX_PVSCHED=msr (or msr-unregister): the guest registers
+ * with MSR_KVM_PVSCHED.
+ */
 static bool fake_msr_mode(void)
 {
 	const char *pv = getenv("FAKE_KVM_LINUX_PVSCHED");
 
-	return pv && !strcmp(pv, "msr");
+	return pv && (!strcmp(pv, "msr") || !strcmp(pv, "msr-unregister"));
 }
 
 static int fake_sys_ioctl(unsigned long req, unsigned long arg)
@@ -1601,13 +1607,31 @@ static const char *msr_result(__u32 err)
 static void msr_line(struct fake_vcpu *v)
 {
 	struct pvsched_vcpu_area *a = area(v);
+	char unreg[32] = "";
 
+	if (v->msr_err[4] != ~0U)
+		snprintf(unreg, sizeof(unreg), ", unregistered %s",
+			 msr_result(v->msr_err[4]));
 	snprintf(v->pv_line, sizeof(v->pv_line),
-		 "fake-linux: vcpu%u msr: bad version %s, unaligned %s, registered %s, another's %s, area version %u%s%s\n",
+		 "fake-linux: vcpu%u msr: bad version %s, unaligned %s, registered %s, another's %s, area version %u%s%s%s\n",
 		 v->id, msr_result(v->msr_err[0]), msr_result(v->msr_err[1]),
 		 msr_result(v->msr_err[2]), msr_result(v->msr_err[3]),
-		 a ? a->version : 0, v->pv_fail[0] ? ", FAILED: " : "",
+		 a ? a->version : 0, unreg, v->pv_fail[0] ? ", FAILED: " : "",
 		 v->pv_fail);
+}
+
+/*
+ * Once registered, what the guest driver would ask in its area (BOOST,
+ * priority 10 + the vCPU's index): minivmm's report samples it.
+ */
+static void msr_ask(struct fake_vcpu *v)
+{
+	struct pvsched_vcpu_area *a = area(v);
+
+	if (!a)
+		return;
+	a->guest_flags = PVSCHED_GUEST_BOOST;
+	a->guest_prio = 10 + v->id;
 }
 
 /*
@@ -1630,6 +1654,7 @@ static int fake_msr_ap(struct fake_vcpu *v)
 			PVD_BEGIN(v);
 			MSR_WR(v, PVD_AREA(v->id) | 1);
 			v->msr_err[2] = v->pv_val;
+			msr_ask(v);
 			PVD_END(v);
 		}
 		v->pv_pc = 0;
@@ -1643,8 +1668,8 @@ static int fake_msr_ap(struct fake_vcpu *v)
 /*
  * vCPU 0, after its boot line: a version KVM does not know and an
  * unaligned area (#GP both), its own area, the APs' turns, then vCPU 1's
- * area (#GP); every vCPU's line to print. PVD_FINISHED once the text is
- * ready.
+ * area (#GP); with msr-unregister, 0 last, which unregisters its own;
+ * every vCPU's line to print. PVD_FINISHED once the text is ready.
  */
 static int fake_msr_bsp(struct fake_vcpu *v)
 {
@@ -1666,12 +1691,17 @@ static int fake_msr_bsp(struct fake_vcpu *v)
 	v->msr_err[1] = v->pv_val;
 	MSR_WR(v, PVD_AREA(0) | 1);
 	v->msr_err[2] = v->pv_val;
+	msr_ask(v);
 	__atomic_store_n(&pvd_turn, 1, __ATOMIC_RELEASE);
 	if (!pvd_wait_turn(v, n, PVD_TIMEOUT_MS))
 		pvd_check(v, false, "the APs did not finish");
 	if (n > 1) {
 		MSR_WR(v, PVD_AREA(1) | 1);
 		v->msr_err[3] = v->pv_val;
+	}
+	if (!strcmp(getenv("FAKE_KVM_LINUX_PVSCHED"), "msr-unregister")) {
+		MSR_WR(v, 0);
+		v->msr_err[4] = v->pv_val;
 	}
 	PVD_END(v);
 	v->pv_pc = 0;

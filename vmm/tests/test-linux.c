@@ -526,6 +526,24 @@ static void test_pvsched_msr_runs(void)
 	      strstr(strstr(out, "\"index\":1,"), PV_AREA_JSON("3145792")) &&
 	      tap_count(out, "\"registrations\":1,\"unregistrations\":0,\"refusals\":0}") == 2,
 	      "JSON: by-guest-msr, each vCPU's area, one registration each");
+	check(strstr(strstr(out, "\"index\":1,"),
+		     ",\"flags\":1,\"prio_max\":11,\"registrations\":1,"),
+	      "JSON: what vCPU 1 asked in its area, sampled (guest_seen)");
+
+	run("FAKE_KVM_LINUX_PVSCHED=msr-unregister", args, NULL);
+	check(status == 0 &&
+	      strstr(errout, "fake-linux: vcpu0 msr: bad version #GP, unaligned #GP, registered ok, another's #GP, area version 0, unregistered ok\n") &&
+	      strstr(strstr(out, "\"index\":0,"),
+		     "\"pvsched_area\":null,\"guest_seen\":{\"samples\":") &&
+	      strstr(strstr(out, "\"index\":0,"),
+		     "\"registrations\":1,\"unregistrations\":1,\"refusals\":0},") &&
+	      strstr(strstr(out, "\"index\":1,"),
+		     ",\"flags\":1,\"prio_max\":11,\"registrations\":1,"
+		     "\"unregistrations\":0,\"refusals\":0},\"latency\":null}]}") &&
+	      tap_count(out, PV_AREA_JSON("3145792")) == 1 &&
+	      !strstr(out, PV_AREA_JSON("3145728")),
+	      "MSR_KVM_PVSCHED 0: unregistered, the report's area null for "
+	      "that vCPU, counted; vCPU 1 keeps its own");
 
 	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2", bz);
 	run(MSR_ENV, args, NULL);
@@ -546,11 +564,24 @@ static void test_pvsched_msr_runs(void)
 
 	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json --no-pvsched",
 		 bz);
-	run(MSR_ENV, args, NULL);
+	run(MSR_ENV "FAKE_KVM_TRACE_PVSCHED=1", args, NULL);
 	check(status == 0 &&
 	      strstr(errout, "fake-linux: vcpu0 msr: no KVM_FEATURE_PVSCHED\n") &&
+	      !strstr(errout, "fake-kvm: pvsched access") &&
 	      strstr(out, "\"pvsched_area\":\"not-used\""),
-	      "--no-pvsched: KVM_FEATURE_PVSCHED hidden from the guest");
+	      "--no-pvsched: KVM_FEATURE_PVSCHED hidden from the guest, no "
+	      "pvsched ioctl");
+
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
+	run(MSR_ENV "FAKE_KVM_NO_AREA=1 FAKE_KVM_FAIL=KVM_X86_SET_MSR_FILTER",
+	    args, NULL);
+	check(status == 0 &&
+	      strstr(errout, "fake-linux: vcpu0 msr: no KVM_FEATURE_PVSCHED\n") &&
+	      !strstr(errout, "minivmm:") &&
+	      strstr(out, "\"pvsched_area\":\"not-offered\"") &&
+	      tap_count(out, "\"pvsched_area\":null") == 2,
+	      "no KVM_CAP_PVSCHED_AREA: no MSR filter, KVM_FEATURE_PVSCHED "
+	      "hidden, not-offered");
 
 	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json --refuse-areas",
 		 bz);
@@ -752,6 +783,23 @@ static void test_reboot_runs(void)
 	      strstr(out, "\"final\":\"pvsched_count\"") &&
 	      strstr(out, "\"bad_accesses\":16},\"reboots\":1},"),
 	      "... the rows are the last boot's: one registration per vCPU, its area; the new VM's driver is --pvsched's");
+
+	snprintf(args, sizeof(args),
+		 "--kernel=%s --vcpus=2 --reboots=1 --pvsched=pvsched_count --json",
+		 bz);
+	run(MSR_ENV "FAKE_KVM_LINUX_REBOOTS=1", args, NULL);
+	check(status == 0 &&
+	      tap_count(errout, MSR_LINE(0, "#GP", "#GP", "#GP")) == 2 &&
+	      tap_count(errout, MSR_LINE(1, "-", "-", "-")) == 2 &&
+	      !strstr(errout, "FAILED") &&
+	      tap_count(errout, "pvsched: (none) -> pvsched_count\n") == 2 &&
+	      tap_count(out, "\"registrations\":1,\"unregistrations\":0,\"refusals\":0}") == 2 &&
+	      tap_count(out, PV_AREA_JSON("3145728")) == 1 &&
+	      tap_count(out, PV_AREA_JSON("3145792")) == 1 &&
+	      strstr(out, "\"pvsched_area\":\"by-guest-msr\"") &&
+	      strstr(out, "},\"reboots\":1},"),
+	      "MSR_KVM_PVSCHED: each boot filters the MSR afresh and the "
+	      "guest registers its areas again; the rows are the last boot's");
 
 	snprintf(args, sizeof(args), "--kernel=%s --reboots=3", bz);
 	run("FAKE_KVM_LINUX_REBOOTS=1", args, NULL);
