@@ -75,14 +75,6 @@ int kvm_cpu__set_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
 	return 0;
 }
 
-/*
- * For the pvsched device: the guest asked to register its area at @gpa
- * (0: unregister). On the vCPU's own thread, which the MMIO exit that
- * asked is handled on: KVM_SET_PVSCHED_AREA from any other thread would
- * wait for the vCPU's mutex, held for as long as it sits in KVM_RUN. 0,
- * or the negative errno and nothing printed: the device tells the guest.
- * A failure keeps what the vCPU had, in KVM and in the report.
- */
 /* KVM took the guest's registration of @gpa (0: none): note it. */
 static void kvm_cpu__guest_area_taken(struct kvm_cpu *cpu, __u64 gpa)
 {
@@ -94,23 +86,14 @@ static void kvm_cpu__guest_area_taken(struct kvm_cpu *cpu, __u64 gpa)
 		cpu->area_unregistrations++;
 }
 
-int kvm_cpu__set_guest_pvsched_area(struct kvm_cpu *cpu, __u64 gpa)
-{
-	struct kvm_pvsched_area area = { .gpa = gpa, .flags = 0 };
-
-	if (__kvm_cpu_ioctl(cpu, KVM_SET_PVSCHED_AREA, &area))
-		return -errno;
-	kvm_cpu__guest_area_taken(cpu, gpa);
-	return 0;
-}
-
 /*
- * The same for MSR_KVM_PVSCHED: the guest wrote @val (the area's GPA and
- * version, 0: unregister), which exited to us (kvm__filter_pvsched_msr());
- * make the write with KVM_SET_MSRS, on the vCPU's own thread. KVM refuses
- * what it would have refused the guest: -EINVAL, nothing printed, the
- * guest gets #GP. A failed ioctl: one line, -errno. A failure keeps what
- * the vCPU had, in KVM and in the report.
+ * MSR_KVM_PVSCHED: the guest wrote @val (the area's GPA and version, 0:
+ * unregister), which exited to us (kvm__filter_pvsched_msr()); make the
+ * write with KVM_SET_MSRS, on the vCPU's own thread: a vCPU ioctl from
+ * any other thread would wait for the vCPU's mutex, held for as long as
+ * it sits in KVM_RUN. KVM refuses what it would have refused the guest:
+ * -EINVAL, nothing printed, the guest gets #GP. A failed ioctl: one line,
+ * -errno. A failure keeps what the vCPU had, in KVM and in the report.
  */
 int kvm_cpu__set_guest_pvsched_msr(struct kvm_cpu *cpu, __u64 val)
 {
@@ -508,9 +491,9 @@ static enum kvm_cpu_state kvm_cpu__internal_error(struct kvm_cpu *cpu)
 
 /*
  * A Linux guest's MMIO outside RAM and KVM's LAPIC and IOAPIC: a PCI
- * BAR's (the pvsched device's), handled here on this vCPU's thread; else
- * no device there (no HPET without ACPI): reads give all ones, writes
- * are dropped, as on a PC's empty bus.
+ * BAR's, handled here on this vCPU's thread (minivmm has no function
+ * with a BAR now); else no device there (no HPET without ACPI): reads
+ * give all ones, writes are dropped, as on a PC's empty bus.
  */
 static enum kvm_cpu_state kvm_cpu__linux_mmio(struct kvm_cpu *cpu)
 {

@@ -70,8 +70,7 @@ struct kvm_cpu {
 	/*
 	 * The pvsched area registered for this vCPU (0: none), and a copy of
 	 * it read after the run, for the report. A Linux guest's, through
-	 * the pvsched device or MSR_KVM_PVSCHED, only ever written by the
-	 * vCPU's thread.
+	 * MSR_KVM_PVSCHED, only ever written by the vCPU's thread.
 	 */
 	__u64 area_gpa;
 	struct pvsched_vcpu_area area;
@@ -95,7 +94,6 @@ struct kvm_cpu {
 
 int kvm_cpu__init(struct kvm_cpu *cpu, struct kvm *kvm, unsigned int id);
 int kvm_cpu__set_pvsched_area(struct kvm_cpu *cpu, __u64 gpa);
-int kvm_cpu__set_guest_pvsched_area(struct kvm_cpu *cpu, __u64 gpa);
 int kvm_cpu__set_guest_pvsched_msr(struct kvm_cpu *cpu, __u64 val);
 int kvm_cpu__get_tsc_khz(struct kvm_cpu *cpu, unsigned long long *khz);
 void kvm_cpu__gate_init(struct kvm_cpu_gate *gate);

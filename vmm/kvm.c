@@ -286,7 +286,7 @@ bool kvm__has_pvsched_msr(struct kvm *kvm)
  * Have the guest's writes of MSR_KVM_PVSCHED exit to minivmm
  * (KVM_EXIT_X86_WRMSR), which makes them with KVM_SET_MSRS: KVM checks and
  * registers the area as it would have for the guest, and minivmm knows
- * each vCPU's area, for its report, as the pvsched device lets it know.
+ * each vCPU's area, for its report.
  * Reads, and every other MSR, stay KVM's. 0 or -errno, with one line.
  */
 int kvm__filter_pvsched_msr(struct kvm *kvm)

@@ -16,14 +16,14 @@
  * A Linux guest (--kernel) instead of a payload: read the bzImage and the
  * initrd and place them (linux.c) before KVM -> the VM with the PIT, the
  * kernel, its zero page and the MP table, the UART and the port devices,
- * PCI bus 0 with the pvsched device (through which the guest registers
- * its own pvsched areas) -> vCPU 0 at startup_64, the others waiting for
- * INIT/SIPI -> the main loop also feeds the console's input to the UART
- * -> the guest ends the run (debug exit, reboot) -> report; the exit
- * status is the guest's. With --reboots=N, at each of its first N
- * reboots the VM is destroyed and created again, as at start (a fresh
- * boot, the driver assigned again), the console kept; the report is the
- * last boot's.
+ * PCI bus 0 with its host bridge, the filter of MSR_KVM_PVSCHED (with
+ * which the guest registers its own pvsched areas) -> vCPU 0 at
+ * startup_64, the others waiting for INIT/SIPI -> the main loop also
+ * feeds the console's input to the UART -> the guest ends the run (debug
+ * exit, reboot) -> report; the exit status is the guest's. With
+ * --reboots=N, at each of its first N reboots the VM is destroyed and
+ * created again, as at start (a fresh boot, the driver assigned again),
+ * the console kept; the report is the last boot's.
  *
  * The exit statuses (options.h, --help, README.md) are decided here and
  * nowhere else: the other files give 0 or -errno and print what went
@@ -53,7 +53,6 @@
 #include "options.h"
 #include "payload.h"
 #include "pci.h"
-#include "pvsched-dev.h"
 #include "pvsched.h"
 #include "report.h"
 #include "serial.h"
@@ -107,7 +106,6 @@ struct run {
 	struct serial_console console;	/* its host side */
 	struct ioport_bus io_bus;
 	struct pci_bus pci;
-	struct pvsched_dev pvsched_dev;
 	struct report_linux linux_report;
 	unsigned int nr_reboots;	/* guest reboots that booted it again */
 };
@@ -408,45 +406,20 @@ static void run__serial_irq(void *opaque, bool level)
 }
 
 /*
- * The pvsched device's COMMAND, on the thread of vCPU @vcpu: the MMIO
- * exit that wrote it is handled there, so the vCPU ioctl is made by the
- * vCPU's own thread.
- */
-static int run__pvsched_dev_area(void *opaque, unsigned int vcpu, __u64 gpa)
-{
-	struct run *run = opaque;
-
-	return kvm_cpu__set_guest_pvsched_area(&run->cpus[vcpu], gpa);
-}
-
-/*
- * PCI bus 0: the host bridge, the pvsched device, ports 0xcf8-0xcff.
- * The device offers areas when KVM does; with --no-pvsched it exists
- * but offers none, and KVM is not asked.
+ * PCI bus 0, ports 0xcf8-0xcff: the host bridge at 00:00.0 and nothing
+ * else, where a device of a Linux guest would go.
  */
 static int run__pci(struct run *run)
 {
-	struct kvm *kvm = &run->kvm;
-	bool areas = !run->opts.no_pvsched && kvm__has_pvsched_area(kvm);
 	int ret;
 
-	pci__init(&run->pci, kvm->mem_size);
-	kvm->pci = &run->pci;
-	pvsched_dev__init(&run->pvsched_dev, run->opts.nr_vcpus, kvm->mem_size,
-			  areas, run__pvsched_dev_area, run);
+	pci__init(&run->pci, run->kvm.mem_size);
+	run->kvm.pci = &run->pci;
 	ret = pci__register_host_bridge(&run->pci);
-	if (!ret)
-		ret = pvsched_dev__register(&run->pvsched_dev, &run->pci);
 	if (!ret)
 		ret = pci__register_ports(&run->pci, &run->io_bus);
 	if (ret)
 		pr_err("PCI devices: %s", strerror(-ret));
-	if (run->opts.no_pvsched)
-		run->report.area = AREA_NOT_USED;
-	else if (kvm->pvsched_msr)
-		run->report.area = AREA_BY_GUEST_MSR;
-	else
-		run->report.area = areas ? AREA_BY_GUEST : AREA_NOT_OFFERED;
 	return ret;
 }
 
@@ -475,9 +448,9 @@ static int run__mptable(struct run *run)
 
 /*
  * A Linux guest's VM: irqchip, PIT, --mem of RAM with the kernel, initrd,
- * zero page and MP table, the UART and the port devices, PCI with the
- * pvsched device, the vCPUs. The guest registers its own pvsched areas,
- * through KVM's MSR_KVM_PVSCHED or through the device.
+ * zero page and MP table, the UART and the port devices, PCI with its
+ * host bridge, the vCPUs. The guest registers its own pvsched areas,
+ * through KVM's MSR_KVM_PVSCHED, whose writes minivmm filters.
  */
 static int run__create_linux_vm(struct run *run)
 {
@@ -501,14 +474,18 @@ static int run__create_linux_vm(struct run *run)
 	kvm->tsc_deadline = kvm__has_tsc_deadline(kvm);
 	/*
 	 * The guest registers its areas itself, with MSR_KVM_PVSCHED, where
-	 * KVM offers it; else, or with --pvsched-device, through the device.
+	 * KVM offers it and minivmm can filter it; else it gets none.
 	 */
-	if (!run->opts.no_pvsched && !run->opts.pvsched_device &&
-	    kvm__has_pvsched_area(kvm) && kvm__has_pvsched_msr(kvm)) {
+	run->report.area = AREA_NOT_USED;
+	if (!run->opts.no_pvsched)
+		run->report.area = AREA_NOT_OFFERED;
+	if (!run->opts.no_pvsched && kvm__has_pvsched_area(kvm) &&
+	    kvm__has_pvsched_msr(kvm)) {
 		if (kvm__filter_pvsched_msr(kvm))
 			return EXIT_FAILED;
 		kvm->pvsched_msr = true;
 		kvm->refuse_areas = run->opts.refuse_areas;
+		run->report.area = AREA_BY_GUEST_MSR;
 	}
 	if (linux__load(kvm->mem, &run->bzimage, &run->plan, run->initrd,
 			run->cmdline) || run__mptable(run))
@@ -926,9 +903,6 @@ static bool run__linux_report(struct run *run)
 	l->unhandled_io = run->io_bus.unhandled;
 	l->serial_tx = run->serial.tx_bytes;
 	l->serial_rx = run->serial.rx_bytes;
-	l->pvsched_dev_area_versions = run->pvsched_dev.area_versions;
-	l->pvsched_dev_bar = run->pvsched_dev.pci.bar;
-	l->pvsched_dev_bad_accesses = run->pvsched_dev.bad_accesses;
 	l->reboots = run->nr_reboots;
 	if (l->exit.reason == GUEST_EXIT_NONE) {
 		if (ok)

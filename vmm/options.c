@@ -40,7 +40,6 @@ enum {
 	OPT_APPEND,
 	OPT_MEM,
 	OPT_REBOOTS,
-	OPT_PVSCHED_DEVICE,
 	OPT_REFUSE_AREAS,
 };
 
@@ -68,7 +67,6 @@ static const struct option long_options[] = {
 	{ "append",	  required_argument, NULL, OPT_APPEND },
 	{ "mem",	  required_argument, NULL, OPT_MEM },
 	{ "reboots",	  required_argument, NULL, OPT_REBOOTS },
-	{ "pvsched-device", no_argument,     NULL, OPT_PVSCHED_DEVICE },
 	{ "refuse-areas",   no_argument,     NULL, OPT_REFUSE_AREAS },
 	{ "help",	  no_argument,	     NULL, 'h' },
 	{ "version",	  no_argument,	     NULL, 'V' },
@@ -99,16 +97,11 @@ void options__usage(FILE *f)
 "                       reboots, 0..%d (default 0: a reboot ends the run);\n"
 "                       the report's vCPU rows are the last boot's; not\n"
 "                       with --switch\n"
-"  --pvsched-device     Linux: hide KVM_FEATURE_PVSCHED from the guest's\n"
-"                       CPUID, so that its vCPUs register their pvsched\n"
-"                       areas through the pvsched device, not through\n"
-"                       KVM's MSR_KVM_PVSCHED (the default where KVM\n"
-"                       offers it: minivmm sees each registration)\n"
 "  --refuse-areas       Linux: answer each registration of a pvsched area\n"
 "                       through MSR_KVM_PVSCHED with #GP, as a VMM whose\n"
 "                       MSR filter denies it would (unregistering is\n"
 "                       let through): to see what a guest does then;\n"
-"                       not with --pvsched-device or --no-pvsched\n"
+"                       not with --no-pvsched\n"
 "\n"
 "  --pvsched=NAME       assign pvsched driver NAME before the vCPUs run\n"
 "                       (KVM_REPLACE_PVSCHED_OPS); --pvsched= runs with no\n"
@@ -416,9 +409,6 @@ static int options__one(struct options *opts, int c, const char *arg,
 	case OPT_NO_AREA:
 		opts->no_area = true;
 		return 0;
-	case OPT_PVSCHED_DEVICE:
-		opts->pvsched_device = true;
-		return 0;
 	case OPT_REFUSE_AREAS:
 		opts->refuse_areas = true;
 		return 0;
@@ -598,8 +588,6 @@ static const char *options__linux_only(const struct options *opts)
 		return "--mem";
 	if (opts->reboots_set)
 		return "--reboots";
-	if (opts->pvsched_device)
-		return "--pvsched-device";
 	if (opts->refuse_areas)
 		return "--refuse-areas";
 	return NULL;
@@ -645,10 +633,9 @@ static int options__check(const struct options *opts, FILE *err)
 		return -EINVAL;
 	}
 	/* The guest registers through the MSR only if it has the bit. */
-	if (opts->refuse_areas && (opts->no_pvsched || opts->pvsched_device)) {
+	if (opts->refuse_areas && opts->no_pvsched) {
 		fprintf(err,
-			"minivmm: --refuse-areas: no MSR_KVM_PVSCHED with %s\n",
-			opts->no_pvsched ? "--no-pvsched" : "--pvsched-device");
+			"minivmm: --refuse-areas: no MSR_KVM_PVSCHED with --no-pvsched\n");
 		return -EINVAL;
 	}
 	if (opts->no_pvsched && opts->nr_switches) {

@@ -72,7 +72,6 @@ struct options {
 	bool payload_set;		/* --payload given */
 	bool no_pvsched;		/* --no-pvsched: plain KVM */
 	bool no_area;			/* --no-area: no shared areas */
-	bool pvsched_device;		/* --pvsched-device: no MSR */
 	bool refuse_areas;		/* --refuse-areas: #GP for them */
 	bool pvsched_set;		/* --pvsched given, maybe empty */
 	char pvsched[PVSCHED_OPS_NAME_SIZE];

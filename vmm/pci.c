@@ -22,10 +22,11 @@
  * - bus_numa.c: no root bus information (amd_bus.c finds no AMD
  *   northbridge functions at 00:18.x), so the root bus gets the default
  *   windows, all of ioport_resource and iomem_resource; i386.c,
- *   pcibios_resource_survey() then claims BAR0 where we put it (memory
- *   decode enabled, as firmware leaves a device it assigned): it overlaps
- *   neither the e820 RAM (at most 3 GiB) nor the IOAPIC and LAPIC
- *   resources.
+ *   pcibios_resource_survey() then claims the BAR0 of a function that has
+ *   one where pci__register() put it (memory decode enabled, as firmware
+ *   leaves a device it assigned), if it overlaps neither the e820 RAM (at
+ *   most 3 GiB) nor the IOAPIC and LAPIC resources. The host bridge, the
+ *   only function now, has none.
  * - irq.c: pcibios_irq_init() finds no $PIR table; pcibios_fixup_irqs()
  *   and pirq_enable_irq() skip functions whose interrupt pin is 0, so the
  *   MP table needs no PCI bus entry.

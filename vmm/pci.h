@@ -36,6 +36,9 @@
  * Accesses there reach the function's mmio callback on the thread of
  * the vCPU that made them; outside, they are no device's (the caller
  * answers them with all ones).
+ *
+ * minivmm's only function is the host bridge at 00:00.0, which Linux
+ * wants to find (pci.c); pci__register() is where a device would go.
  */
 #ifndef MINIVMM_PCI_H
 #define MINIVMM_PCI_H
@@ -53,7 +56,10 @@
 #define PCI_MAX_SLOTS		32
 #define PCI_BAR_MIN_SIZE	0x1000U
 
-/* 00:00.0, the host bridge: provisional IDs, like the pvsched device's. */
+/*
+ * 00:00.0, the host bridge: provisional IDs (vendor 0x1234 is QEMU's by
+ * convention, not allocated to us); Linux only looks at its class.
+ */
 #define PCI_HOST_BRIDGE_SLOT	0
 #define PCI_HOST_BRIDGE_VENDOR	0x1234
 #define PCI_HOST_BRIDGE_DEVICE	0x5055

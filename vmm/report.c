@@ -23,7 +23,6 @@ static const char *const area_status_names[] = {
 	[AREA_NOT_USED] = "not-used",
 	[AREA_NOT_OFFERED] = "not-offered",
 	[AREA_REGISTERED] = "registered",
-	[AREA_BY_GUEST] = "by-guest",
 	[AREA_BY_GUEST_MSR] = "by-guest-msr",
 };
 
@@ -50,12 +49,6 @@ static void report__text_linux(FILE *f, const struct report *r)
 	if (r->opts->reboots)
 		fprintf(f, "reboots: %u of at most %u; what follows is the last boot's\n",
 			l->reboots, r->opts->reboots);
-	fprintf(f, "pvsched device: area versions %#x, BAR0 %#x",
-		l->pvsched_dev_area_versions, l->pvsched_dev_bar);
-	if (l->pvsched_dev_bad_accesses)
-		fprintf(f, ", %llu accesses of a bad size or offset ignored",
-			l->pvsched_dev_bad_accesses);
-	fputc('\n', f);
 }
 
 static void report__text_header(FILE *f, const struct report *r)
@@ -120,10 +113,10 @@ driver:
 	if (r->area == AREA_REGISTERED)
 		fprintf(f, "pvsched area: registered, vCPU i's at %#lx + %d * i\n",
 			GUEST_PVSCHED_AREA_GPA, PVSCHED_AREA_SIZE);
+	else if (r->area == AREA_NOT_OFFERED && r->linux_guest)
+		fprintf(f, "pvsched area: none, KVM offers no MSR_KVM_PVSCHED that minivmm can filter\n");
 	else if (r->area == AREA_NOT_OFFERED)
 		fprintf(f, "pvsched area: none, KVM does not offer KVM_CAP_PVSCHED_AREA\n");
-	else if (r->area == AREA_BY_GUEST)
-		fprintf(f, "pvsched area: the guest's own, registered through the pvsched device\n");
 	else if (r->area == AREA_BY_GUEST_MSR)
 		fprintf(f, "pvsched area: the guest's own, registered through MSR_KVM_PVSCHED\n");
 }
@@ -315,11 +308,8 @@ static void report__json_linux(FILE *f, const struct report_linux *l)
 		fprintf(f, "\"exit\":\"%s\",\"status\":%d,\"exit_vcpu\":%d,",
 			guest_exit__name(reason), l->exit.status, l->exit.vcpu);
 	fprintf(f, "\"serial_tx\":%llu,\"serial_rx\":%llu,"
-		"\"unhandled_io\":%llu,\"pvsched_dev\":{\"area_versions\":%u,"
-		"\"bar0\":%u,\"bad_accesses\":%llu},\"reboots\":%u},",
-		l->serial_tx, l->serial_rx, l->unhandled_io,
-		l->pvsched_dev_area_versions, l->pvsched_dev_bar,
-		l->pvsched_dev_bad_accesses, l->reboots);
+		"\"unhandled_io\":%llu,\"reboots\":%u},",
+		l->serial_tx, l->serial_rx, l->unhandled_io, l->reboots);
 }
 
 /* "driver":null with --no-pvsched: no pvsched ioctl was made. */

@@ -32,11 +32,11 @@ enum stats_reset {
 /* The vCPUs' pvsched areas. */
 enum area_status {
 	AREA_NOT_USED,		/* --no-pvsched: KVM not even asked */
-	AREA_NOT_OFFERED,	/* no KVM_CAP_PVSCHED_AREA: run without */
+	AREA_NOT_OFFERED,	/* no KVM_CAP_PVSCHED_AREA (Linux: no
+				   MSR_KVM_PVSCHED to filter): run without */
 	AREA_REGISTERED,	/* one per vCPU, KVM_SET_PVSCHED_AREA */
-	AREA_BY_GUEST,		/* Linux: the guest registers its own,
-				   through the pvsched device */
-	AREA_BY_GUEST_MSR,	/* Linux: the same, with MSR_KVM_PVSCHED */
+	AREA_BY_GUEST_MSR,	/* Linux: the guest registers its own,
+				   with MSR_KVM_PVSCHED */
 };
 
 /* A Linux guest (--kernel): what it booted, how it ended. */
@@ -49,10 +49,6 @@ struct report_linux {
 	unsigned long long unhandled_io;	/* port accesses nobody took */
 	unsigned long long serial_tx;	/* bytes the guest sent to the UART */
 	unsigned long long serial_rx;	/* bytes it got */
-	unsigned int pvsched_dev_area_versions;	/* its AREA_VERSIONS */
-	__u32 pvsched_dev_bar;		/* its BAR0 at the end */
-	/* Accesses to its registers of a bad size or offset. */
-	unsigned long long pvsched_dev_bad_accesses;
 	/* Reboots that booted it again (--reboots): the rest is the last boot's. */
 	unsigned int reboots;
 };

@@ -91,10 +91,9 @@
  * errno $FAKE_KVM_FAIL_ERRNO (default EIO), whatever the fd, so that tests
  * see how minivmm reports a failed KVM ioctl.
  * The linux guest: $FAKE_KVM_LINUX_END says how it ends, $FAKE_KVM_EXIT_STATUS
- * with which debug-exit status (see fake_linux()); with
- * $FAKE_KVM_LINUX_PVSCHED (1, or "unregister") its vCPUs also find the
- * pvsched device and register their areas through it, and print what the
- * device answered (see fake_pvsched_bsp()); KVM_SET_TSS_ADDR,
+ * with which debug-exit status (see fake_linux()); with $FAKE_KVM_LINUX_PCI
+ * its vCPU 0 probes PCI bus 0 as Linux does and prints what it found
+ * (see fake_pci_probe()); KVM_SET_TSS_ADDR,
  * KVM_CREATE_PIT2 (after the irqchip) and KVM_IRQ_LINE are answered, the
  * latter with a line "fake-kvm: irq N level L" on stderr if
  * $FAKE_KVM_TRACE_IRQ is set.
@@ -105,17 +104,20 @@
  * the filter that sends it there (KVM_CAP_X86_USER_SPACE_MSR and
  * KVM_X86_SET_MSR_FILTER, each checked), else the fake takes it as KVM
  * would; KVM_SET_MSRS of MSR_KVM_PVSCHED checks the value as
- * KVM_SET_PVSCHED_AREA does, and the version (1).
+ * KVM_SET_PVSCHED_AREA does, and the version (1). Once registered, a
+ * vCPU asks PVSCHED_GUEST_BOOST with priority 10 + its index in its area;
+ * with $FAKE_KVM_LINUX_PVSCHED=msr-unregister vCPU 0 writes 0 last, which
+ * unregisters its area.
  * $FAKE_KVM_LINUX_REBOOTS=K: the linux guest reboots (OUT 0xfe to 0x64) at
  * the end of each of the first K VMs' boots, then ends as
  * $FAKE_KVM_LINUX_END says; with $FAKE_KVM_WANT_FIFO its vCPU 0 exits
  * with status 96 on a thread that is not SCHED_FIFO at that priority.
  * Each KVM_CREATE_VM starts a new VM: the old one's state (irqchip, PIT,
- * TSS, IRQ 4, the driver, back to "", the vCPUs, the pvsched device's
- * probe) is gone, as in KVM; and the old VM must be gone from minivmm
- * too: a KVM_CREATE_VM with another /dev/kvm fd, a VM or vCPU fd still
- * open, the old guest memory still mapped or another thread than the
- * caller fails with EBUSY and a line "fake-kvm: KVM_CREATE_VM: ...".
+ * TSS, IRQ 4, the driver, back to "", the vCPUs, the MSR filter) is
+ * gone, as in KVM; and the old VM must be gone from minivmm too: a
+ * KVM_CREATE_VM with another /dev/kvm fd, a VM or vCPU fd still open,
+ * the old guest memory still mapped or another thread than the caller
+ * fails with EBUSY and a line "fake-kvm: KVM_CREATE_VM: ...".
  * $FAKE_KVM_TRACE_PVSCHED: print "fake-kvm: pvsched access: WHAT" on stderr
  * for each pvsched ioctl (KVM_CHECK_EXTENSION of KVM_CAP_PVSCHED_AREA
  * included) and each open of pvsched_count's debugfs files or of the
@@ -184,13 +186,13 @@ struct fake_vcpu {
 	/* linux, $FAKE_KVM_LINUX_PVSCHED: the pvsched driver's state */
 	unsigned int pv_state;		/* where it is */
 	unsigned int pv_pc;		/* where its code resumes */
-	unsigned int pv_i;		/* a loop's index */
 	__u32 pv_val;			/* the last value read */
-	__u32 pv_saved, pv_cmd;		/* what it restores */
-	__u32 pv_st[9];			/* the STATUS values, ~0: none */
-	__u32 pv_area_version;		/* in its area once registered */
+	/* linux, $FAKE_KVM_LINUX_PCI: vCPU 0's probe of PCI bus 0 */
+	bool pci_done;
+	unsigned int pci_i;		/* a loop's index */
+	__u32 pci_saved;		/* what it restores */
 	bool pv_msr;			/* KVM_FEATURE_PVSCHED in its CPUID */
-	__u32 msr_err[4];		/* $FAKE_KVM_LINUX_PVSCHED=msr: #GPs */
+	__u32 msr_err[5];		/* $FAKE_KVM_LINUX_PVSCHED=msr: #GPs */
 	char pv_fail[128];		/* the first check that failed */
 	char pv_line[384];		/* the line it prints */
 };
@@ -225,10 +227,8 @@ static char driver[PVSCHED_OPS_NAME_SIZE];
 static struct fake_vcpu *vcpus[MINIVMM_MAX_VCPUS_FAKE];
 /* KVM_CAP_X86_USER_SPACE_MSR enabled, MSR_KVM_PVSCHED writes filtered */
 static bool msr_exits, msr_filtered;
-/* linux, $FAKE_KVM_LINUX_PVSCHED: the pvsched device, as the guest saw it */
-static unsigned int pvd_turn;	/* the vCPU whose turn it is to register */
-static __u32 pvd_bar;		/* BAR0, as the driver mapped it */
-static __u32 pvd_versions;	/* AREA_VERSIONS, as probe() read it */
+/* linux, $FAKE_KVM_LINUX_PVSCHED: the vCPU whose turn it is to register */
+static unsigned int pv_turn;
 
 static void trace(const char *what)
 {
@@ -430,19 +430,20 @@ static int fake_create_vm(void)
 	for (v = 0; v < MINIVMM_MAX_VCPUS_FAKE; v++)
 		vcpus[v] = NULL;	/* leaked on purpose, as their runs */
 	nr_fifo = 0;
-	pvd_turn = 0;
-	pvd_bar = 0;
-	pvd_versions = 0;
+	pv_turn = 0;
 	nr_vms++;
 	return fake_fd(FAKE_VM);
 }
 
-/* $FAKE_KVM_LINUX_PVSCHED=msr: the guest registers with MSR_KVM_PVSCHED. */
+/*
+ * $FAKE_KVM_LINUX_PVSCHED=msr (or msr-unregister): the guest registers
+ * with MSR_KVM_PVSCHED.
+ */
 static bool fake_msr_mode(void)
 {
 	const char *pv = getenv("FAKE_KVM_LINUX_PVSCHED");
 
-	return pv && !strcmp(pv, "msr");
+	return pv && (!strcmp(pv, "msr") || !strcmp(pv, "msr-unregister"));
 }
 
 static int fake_sys_ioctl(unsigned long req, unsigned long arg)
@@ -1186,84 +1187,31 @@ static int fake_linux_exit(struct fake_vcpu *v, __u8 status)
 	return out(v, 0x501, 1, status);
 }
 
-/*
- * The pvsched device as a Linux guest meets it ($FAKE_KVM_LINUX_PVSCHED):
- * vCPU 0 probes PCI as the kernel's PCI core does at boot, then as the
- * driver's probe(); each vCPU registers its own area, as the driver does
- * on each CPU, and tries the garbage first. The register offsets and
- * values are docs/pvsched-device.md's, written out here rather than
- * taken from pvsched-dev.h: a wrong constant there must not hide here.
- */
-#define PVD_MAGIC		0x00
-#define PVD_VERSION		0x04
-#define PVD_AREA_VERSIONS	0x08
-#define PVD_AREA_SIZE		0x0c
-#define PVD_GPA_LO		0x10
-#define PVD_GPA_HI		0x14
-#define PVD_COMMAND		0x18
-#define PVD_STATUS		0x1c
-#define PVD_BAR			0xfebff000U
-#define PVD_MOVED_BAR		0xfe000000U
-#define PVD_DEVFN		(1 << 3)	/* 00:01.0 */
-#define PVD_CFG_ADDR(bus, devfn, reg) \
-	(0x80000000U | (bus) << 16 | (devfn) << 8 | ((reg) & 0xfc))
 /* vCPU i's area, in RAM the fake kernel does not use. */
-#define PVD_AREA(i)		(0x300000U + 64 * (i))
-#define PVD_FINISHED		1	/* fake_pvsched(): go on booting */
-#define PVD_TIMEOUT_MS		10000
+#define FAKE_AREA(i)		(0x300000U + 64 * (i))
+#define FAKE_FINISHED		1	/* fake_pci_probe() and the like: done */
+#define FAKE_TURN_TIMEOUT_MS	10000
 
 /*
- * The driver below is straight-line code that makes one exit per
- * KVM_RUN: PVD_EXIT() returns from KVM_RUN with the exit set up, and the
- * next KVM_RUN resumes right after it (a switch on v->pv_pc, the way
- * protothreads do it). Locals do not survive an exit: what the code
- * keeps lives in struct fake_vcpu.
+ * The guest code below (the PCI probe, the pvsched guest driver) is
+ * straight-line code that makes one exit per KVM_RUN: PT_EXIT() returns
+ * from KVM_RUN with the exit set up, and the next KVM_RUN resumes right
+ * after it (a switch on v->pv_pc, the way protothreads do it). Locals
+ * do not survive an exit: what the code keeps lives in struct fake_vcpu.
  */
-#define PVD_BEGIN(v)		switch ((v)->pv_pc) { case 0:
-#define PVD_END(v)		}
-#define __PVD_EXIT(v, call, n)						\
+#define PT_BEGIN(v)		switch ((v)->pv_pc) { case 0:
+#define PT_END(v)		}
+#define __PT_EXIT(v, call, n)						\
 	do {								\
 		(v)->pv_pc = (n);					\
 		return (call);						\
 	case (n):;							\
 	} while (0)
-#define PVD_EXIT(v, call)	__PVD_EXIT(v, call, __COUNTER__ + 1)
-
-/* A configuration access through 0xcf8/0xcfc, as pci_conf1_read(). */
-#define PVD_CFG_RD(v, bus, devfn, reg, size)				\
-	do {								\
-		PVD_EXIT(v, out(v, 0xcf8, 4,				\
-				PVD_CFG_ADDR(bus, devfn, reg)));	\
-		PVD_EXIT(v, in_n(v, 0xcfc + ((reg) & 3), size));	\
-		(v)->pv_val = in_val(v);				\
-	} while (0)
-#define PVD_CFG_WR(v, reg, size, val)					\
-	do {								\
-		PVD_EXIT(v, out(v, 0xcf8, 4,				\
-				PVD_CFG_ADDR(0, PVD_DEVFN, reg)));	\
-		PVD_EXIT(v, out(v, 0xcfc + ((reg) & 3), size, val));	\
-	} while (0)
-/* MMIO to BAR0 as mapped, as readl() and writel() (other sizes too). */
-#define PVD_RD(v, off, len)						\
-	do {								\
-		PVD_EXIT(v, mmio(v, pvd_bar + (off), len, false, 0));	\
-		(v)->pv_val = mmio_val(v);				\
-	} while (0)
-#define PVD_WR(v, off, len, val) \
-	PVD_EXIT(v, mmio(v, pvd_bar + (off), len, true, val))
-/* Latch @gpa, write COMMAND @version, read STATUS into @st. */
-#define PVD_CMD(v, gpa, version, st)				\
-	do {								\
-		PVD_WR(v, PVD_GPA_LO, 4, (__u32)(gpa));			\
-		PVD_WR(v, PVD_GPA_HI, 4, (__u64)(gpa) >> 32);		\
-		PVD_WR(v, PVD_COMMAND, 4, version);			\
-		PVD_RD(v, PVD_STATUS, 4);				\
-		(st) = (v)->pv_val;					\
-	} while (0)
+#define PT_EXIT(v, call)	__PT_EXIT(v, call, __COUNTER__ + 1)
 
 /* The first check that failed, for the vCPU's line. */
 static void __attribute__((format(printf, 3, 4)))
-pvd_check(struct fake_vcpu *v, bool good, const char *fmt, ...)
+pv_check(struct fake_vcpu *v, bool good, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -1274,16 +1222,95 @@ pvd_check(struct fake_vcpu *v, bool good, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A configuration access through 0xcf8/0xcfc, as pci_conf1_read(). */
+#define FAKE_CFG_ADDR(bus, devfn, reg) \
+	(0x80000000U | (bus) << 16 | (devfn) << 8 | ((reg) & 0xfc))
+#define PT_CFG_RD(v, bus, devfn, reg, size)				\
+	do {								\
+		PT_EXIT(v, out(v, 0xcf8, 4,				\
+			       FAKE_CFG_ADDR(bus, devfn, reg)));	\
+		PT_EXIT(v, in_n(v, 0xcfc + ((reg) & 3), size));		\
+		(v)->pv_val = in_val(v);				\
+	} while (0)
+#define PT_CFG_WR(v, bus, devfn, reg, size, val)			\
+	do {								\
+		PT_EXIT(v, out(v, 0xcf8, 4,				\
+			       FAKE_CFG_ADDR(bus, devfn, reg)));	\
+		PT_EXIT(v, out(v, 0xcfc + ((reg) & 3), size, val));	\
+	} while (0)
+
+/*
+ * $FAKE_KVM_LINUX_PCI: vCPU 0, after its boot line, finds PCI bus 0 as
+ * Linux does without ACPI or DMI (the steps are in vmm/pci.c's comment):
+ * configuration mechanism #1, a host bridge at 00:00.0, the scan of
+ * function 0 of each slot and the host bridge's header and BAR0 sizing;
+ * then an MMIO read at 0xfebff000, below the IOAPIC, where no device
+ * answers. The text to print: what it found, or the first check that
+ * failed. FAKE_FINISHED once it is ready.
+ */
+static int fake_pci_probe(struct fake_vcpu *v)
+{
+	PT_BEGIN(v);
+	/* arch/x86/pci/direct.c: pci_check_type1() */
+	PT_EXIT(v, out(v, 0xcfb, 1, 0x01));
+	PT_EXIT(v, in_n(v, 0xcf8, 4));
+	v->pci_saved = in_val(v);
+	PT_EXIT(v, out(v, 0xcf8, 4, 0x80000000));
+	PT_EXIT(v, in_n(v, 0xcf8, 4));
+	pv_check(v, in_val(v) == 0x80000000, "CONFIG_ADDRESS reads %#x",
+		 in_val(v));
+	/* pci_sanity_check(): a host bridge at 00:00.0 */
+	PT_CFG_RD(v, 0, 0, 0x0a, 2);
+	pv_check(v, v->pv_val == 0x0600, "00:00.0 class %#x", v->pv_val);
+	PT_EXIT(v, out(v, 0xcf8, 4, v->pci_saved));
+	/* pci_scan_slot(): function 0 of each slot of bus 0 */
+	for (v->pci_i = 0; v->pci_i < 32; v->pci_i++) {
+		PT_CFG_RD(v, 0, v->pci_i << 3, 0x00, 4);
+		pv_check(v, v->pv_val == (v->pci_i ? 0xffffffff : 0x50551234),
+			 "slot %u: IDs %#x", v->pci_i, v->pv_val);
+	}
+	PT_CFG_RD(v, 0, 1, 0x00, 4);
+	pv_check(v, v->pv_val == 0xffffffff, "00:00.1 %#x", v->pv_val);
+	PT_CFG_RD(v, 1, 0, 0x00, 4);
+	pv_check(v, v->pv_val == 0xffffffff, "01:00.0 %#x", v->pv_val);
+	/* pci_setup_device(), __pci_read_base() for the host bridge */
+	PT_CFG_RD(v, 0, 0, 0x0e, 1);
+	pv_check(v, v->pv_val == 0, "header type %#x", v->pv_val);
+	PT_CFG_RD(v, 0, 0, 0x08, 4);
+	pv_check(v, v->pv_val == 0x06000000, "class/revision %#x",
+		 v->pv_val);
+	PT_CFG_RD(v, 0, 0, 0x3d, 1);
+	pv_check(v, v->pv_val == 0, "interrupt pin %#x", v->pv_val);
+	PT_CFG_RD(v, 0, 0, 0x04, 2);
+	pv_check(v, v->pv_val == 0, "command %#x", v->pv_val);
+	PT_CFG_WR(v, 0, 0, 0x10, 4, 0xffffffff);
+	PT_CFG_RD(v, 0, 0, 0x10, 4);
+	pv_check(v, v->pv_val == 0, "BAR0 size mask %#x", v->pv_val);
+	/* nothing decodes there */
+	PT_EXIT(v, mmio(v, 0xfebff000, 4, false, 0));
+	pv_check(v, mmio_val(v) == 0xffffffff, "MMIO at 0xfebff000: %#llx",
+		 (unsigned long long)mmio_val(v));
+	PT_END(v);
+	v->pv_pc = 0;
+	snprintf(v->text, sizeof(v->text),
+		 "fake-linux: pci: a host bridge at 00:00.0, nothing else%s%s\n",
+		 v->pv_fail[0] ? ", FAILED: " : "", v->pv_fail);
+	v->pos = 0;
+	v->pv_fail[0] = '\0';
+	v->pci_done = true;
+	return FAKE_FINISHED;
+}
+
 /*
  * Sleep in KVM_RUN until it is vCPU @turn's turn; false (errno EINTR)
  * if minivmm kicks the vCPU first, or after @timeout_ms if not 0.
  */
-static bool pvd_wait_turn(struct fake_vcpu *v, unsigned int turn,
-			  unsigned int timeout_ms)
+static bool pv_wait_turn(struct fake_vcpu *v, unsigned int turn,
+			 unsigned int timeout_ms)
 {
 	unsigned int ms = 0;
 
-	while (__atomic_load_n(&pvd_turn, __ATOMIC_ACQUIRE) != turn) {
+	while (__atomic_load_n(&pv_turn, __ATOMIC_ACQUIRE) != turn) {
 		if (__atomic_load_n(&v->run->immediate_exit,
 				    __ATOMIC_SEQ_CST) ||
 		    (timeout_ms && ms++ == timeout_ms)) {
@@ -1293,272 +1320,6 @@ static bool pvd_wait_turn(struct fake_vcpu *v, unsigned int turn,
 		usleep(1000);
 	}
 	return true;
-}
-
-/* vCPU 0, at boot: the PCI core finds the device, probe() maps it. */
-static int fake_pvsched_probe(struct fake_vcpu *v)
-{
-	PVD_BEGIN(v);
-	/* arch/x86/pci/direct.c: pci_check_type1() */
-	PVD_EXIT(v, out(v, 0xcfb, 1, 0x01));
-	PVD_EXIT(v, in_n(v, 0xcf8, 4));
-	v->pv_saved = in_val(v);
-	PVD_EXIT(v, out(v, 0xcf8, 4, 0x80000000));
-	PVD_EXIT(v, in_n(v, 0xcf8, 4));
-	pvd_check(v, in_val(v) == 0x80000000, "CONFIG_ADDRESS reads %#x",
-		  in_val(v));
-	/* pci_sanity_check(): a host bridge at 00:00.0 */
-	PVD_CFG_RD(v, 0, 0, 0x0a, 2);
-	pvd_check(v, v->pv_val == 0x0600, "00:00.0 class %#x", v->pv_val);
-	PVD_EXIT(v, out(v, 0xcf8, 4, v->pv_saved));
-	/* pci_scan_slot(): function 0 of each slot of bus 0 */
-	for (v->pv_i = 0; v->pv_i < 32; v->pv_i++) {
-		PVD_CFG_RD(v, 0, v->pv_i << 3, 0x00, 4);
-		pvd_check(v, v->pv_val == (v->pv_i == 0 ? 0x50551234 :
-					   v->pv_i == 1 ? 0x50561234 :
-					   0xffffffff),
-			  "slot %u: IDs %#x", v->pv_i, v->pv_val);
-	}
-	PVD_CFG_RD(v, 0, PVD_DEVFN | 1, 0x00, 4);
-	pvd_check(v, v->pv_val == 0xffffffff, "00:01.1 %#x", v->pv_val);
-	PVD_CFG_RD(v, 1, 0, 0x00, 4);
-	pvd_check(v, v->pv_val == 0xffffffff, "01:00.0 %#x", v->pv_val);
-	/* pci_setup_device() */
-	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x0e, 1);
-	pvd_check(v, v->pv_val == 0, "header type %#x", v->pv_val);
-	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x08, 4);
-	pvd_check(v, v->pv_val == 0x08800001, "class/revision %#x",
-		  v->pv_val);
-	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x2c, 4);
-	pvd_check(v, v->pv_val == 0x50561234, "subsystem %#x", v->pv_val);
-	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x3d, 1);
-	pvd_check(v, v->pv_val == 0, "interrupt pin %#x", v->pv_val);
-	/* __pci_read_base(): decode off, size BAR0 and BAR1, restore */
-	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x04, 2);
-	v->pv_cmd = v->pv_val;
-	pvd_check(v, v->pv_cmd == 0x0002, "command %#x", v->pv_cmd);
-	PVD_CFG_WR(v, 0x04, 2, v->pv_cmd & ~3);
-	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x10, 4);
-	v->pv_saved = v->pv_val;
-	pvd_check(v, v->pv_saved == PVD_BAR, "BAR0 %#x", v->pv_saved);
-	PVD_CFG_WR(v, 0x10, 4, 0xffffffff);
-	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x10, 4);
-	pvd_check(v, v->pv_val == 0xfffff000, "BAR0 size mask %#x",
-		  v->pv_val);
-	PVD_CFG_WR(v, 0x10, 4, v->pv_saved);
-	PVD_CFG_WR(v, 0x14, 4, 0xffffffff);
-	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x14, 4);
-	pvd_check(v, v->pv_val == 0, "BAR1 %#x", v->pv_val);
-	/* decode off: no device at the BAR */
-	pvd_bar = v->pv_saved;
-	PVD_RD(v, PVD_MAGIC, 4);
-	pvd_check(v, v->pv_val == 0xffffffff, "decode off: %#x", v->pv_val);
-	/* the kernel moves the BAR, decode off around it */
-	PVD_CFG_WR(v, 0x10, 4, PVD_MOVED_BAR);
-	PVD_CFG_WR(v, 0x04, 2, v->pv_cmd);
-	pvd_bar = PVD_MOVED_BAR;
-	PVD_RD(v, PVD_MAGIC, 4);
-	pvd_check(v, v->pv_val == 0x50565343, "moved: magic %#x", v->pv_val);
-	pvd_bar = PVD_BAR;
-	PVD_RD(v, PVD_MAGIC, 4);
-	pvd_check(v, v->pv_val == 0xffffffff, "moved: old BAR %#x",
-		  v->pv_val);
-	/* over the IOAPIC's page: not decoded (not counted as bad) */
-	PVD_CFG_WR(v, 0x10, 4, 0xfec00000);
-	PVD_EXIT(v, mmio(v, 0xfec00100, 4, false, 0));
-	pvd_check(v, mmio_val(v) == 0xffffffff, "over the IOAPIC: %#llx",
-		  (unsigned long long)mmio_val(v));
-	/* back where firmware put it; pci_enable_device(); pci_iomap() */
-	PVD_CFG_WR(v, 0x04, 2, 0);
-	PVD_CFG_WR(v, 0x10, 4, v->pv_saved);
-	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x04, 2);
-	PVD_CFG_WR(v, 0x04, 2, v->pv_val | 0x0002);
-	PVD_CFG_RD(v, 0, PVD_DEVFN, 0x10, 4);
-	pvd_bar = v->pv_val & ~0xfU;
-	/* probe(): the registers that do not depend on the vCPU */
-	PVD_RD(v, PVD_MAGIC, 4);
-	pvd_check(v, v->pv_val == 0x50565343, "magic %#x", v->pv_val);
-	PVD_RD(v, PVD_VERSION, 4);
-	pvd_check(v, v->pv_val == 1, "version %u", v->pv_val);
-	PVD_RD(v, PVD_AREA_SIZE, 4);
-	pvd_check(v, v->pv_val == 64, "area size %u", v->pv_val);
-	PVD_RD(v, PVD_AREA_VERSIONS, 4);
-	pvd_versions = v->pv_val;
-	PVD_END(v);
-	v->pv_pc = 0;
-	return PVD_FINISHED;
-}
-
-/*
- * On each vCPU, its own area: the garbage first (each STATUS noted),
- * then the registration, a bad one after it. 8 accesses of a bad size or
- * offset per vCPU.
- */
-static int fake_pvsched_area(struct fake_vcpu *v)
-{
-	struct pvsched_vcpu_area *a;
-
-	PVD_BEGIN(v);
-	PVD_RD(v, PVD_STATUS, 4);
-	v->pv_st[0] = v->pv_val;
-	PVD_RD(v, PVD_GPA_LO, 4);
-	pvd_check(v, v->pv_val == 0, "a fresh GPA_LO %#x", v->pv_val);
-	PVD_CMD(v, PVD_AREA(v->id), 2, v->pv_st[1]);
-	PVD_CMD(v, PVD_AREA(v->id) + 4, 1, v->pv_st[2]);
-	PVD_CMD(v, PVD_AREA(v->id) + (1ULL << 32), 1, v->pv_st[3]);
-	if (v->id)	/* vCPU 0 registered its own before */
-		PVD_CMD(v, PVD_AREA(0), 1, v->pv_st[4]);
-	v->pv_st[5] = v->pv_val;
-	/* bad sizes and offsets: all ones, no effect */
-	PVD_WR(v, PVD_GPA_LO, 4, PVD_AREA(v->id));
-	PVD_WR(v, PVD_GPA_HI, 4, 0);
-	PVD_RD(v, PVD_MAGIC, 1);
-	pvd_check(v, v->pv_val == 0xff, "8-bit read %#x", v->pv_val);
-	PVD_RD(v, PVD_STATUS, 2);
-	pvd_check(v, v->pv_val == 0xffff, "16-bit read %#x", v->pv_val);
-	PVD_EXIT(v, mmio(v, pvd_bar + PVD_GPA_LO, 8, false, 0));
-	pvd_check(v, mmio_val(v) == ~0ULL, "64-bit read %#llx",
-		  (unsigned long long)mmio_val(v));
-	PVD_RD(v, 0x02, 4);
-	pvd_check(v, v->pv_val == 0xffffffff, "unaligned read %#x",
-		  v->pv_val);
-	PVD_RD(v, 0x20, 4);
-	pvd_check(v, v->pv_val == 0xffffffff, "offset 0x20 %#x", v->pv_val);
-	PVD_RD(v, 0xffc, 4);
-	pvd_check(v, v->pv_val == 0xffffffff, "offset 0xffc %#x", v->pv_val);
-	PVD_WR(v, PVD_GPA_LO, 2, 0xbeef);
-	PVD_WR(v, PVD_COMMAND, 1, 1);
-	PVD_RD(v, PVD_GPA_LO, 4);
-	pvd_check(v, v->pv_val == PVD_AREA(v->id), "GPA_LO after a 16-bit "
-		  "write %#x", v->pv_val);
-	PVD_RD(v, PVD_STATUS, 4);
-	pvd_check(v, v->pv_val == v->pv_st[5], "STATUS after an 8-bit "
-		  "COMMAND %u", v->pv_val);
-	/* the registration, and a bad one after it */
-	PVD_CMD(v, PVD_AREA(v->id), 1, v->pv_st[6]);
-	a = (void *)(guest_mem + PVD_AREA(v->id));
-	v->pv_area_version = a->version;
-	/* What the guest driver would ask: minivmm's report samples it. */
-	a->guest_flags = 1;			/* PVSCHED_GUEST_BOOST */
-	a->guest_prio = 10 + v->id;
-	PVD_CMD(v, PVD_AREA(v->id) + 8, 1, v->pv_st[7]);
-	PVD_WR(v, PVD_GPA_LO, 4, PVD_AREA(v->id));
-	PVD_END(v);
-	v->pv_pc = 0;
-	return PVD_FINISHED;
-}
-
-/*
- * vCPU 0, once the APs are done: its GPA_LO is still what it latched
- * (banked: the APs wrote theirs), vCPU 1's area is not its to take; with
- * $FAKE_KVM_LINUX_PVSCHED=unregister it unregisters its own last.
- */
-static int fake_pvsched_end(struct fake_vcpu *v, unsigned int n)
-{
-	PVD_BEGIN(v);
-	PVD_RD(v, PVD_GPA_LO, 4);
-	pvd_check(v, v->pv_val == PVD_AREA(0), "GPA_LO after the APs' %#x",
-		  v->pv_val);
-	if (n > 1)
-		PVD_CMD(v, PVD_AREA(1), 1, v->pv_st[4]);
-	if (!strcmp(getenv("FAKE_KVM_LINUX_PVSCHED"), "unregister"))
-		PVD_CMD(v, 0, 0xdead, v->pv_st[8]);
-	PVD_END(v);
-	v->pv_pc = 0;
-	return PVD_FINISHED;
-}
-
-/* "fake-linux: vcpuN pvsched: ..." with the statuses it saw. */
-static void pvd_line(struct fake_vcpu *v)
-{
-	char other[16] = "-", unreg[32] = "";
-
-	if (v->pv_st[4] != ~0U)
-		snprintf(other, sizeof(other), "%u", v->pv_st[4]);
-	if (v->pv_st[8] != ~0U)
-		snprintf(unreg, sizeof(unreg), ", unregistered %u",
-			 v->pv_st[8]);
-	snprintf(v->pv_line, sizeof(v->pv_line),
-		 "fake-linux: vcpu%u pvsched: versions %#x, before %u, bad version %u, unaligned %u, beyond RAM %u, another's %s, registered %u, area version %u, unaligned again %u%s%s%s\n",
-		 v->id, pvd_versions, v->pv_st[0], v->pv_st[1], v->pv_st[2],
-		 v->pv_st[3], other, v->pv_st[6], v->pv_area_version,
-		 v->pv_st[7], unreg, v->pv_fail[0] ? ", FAILED: " : "",
-		 v->pv_fail);
-}
-
-/*
- * An AP ($FAKE_KVM_LINUX_PVSCHED): as if vCPU 0 had sent it INIT and
- * SIPI once it registered its own area, it registers its area in turn,
- * then idles (sleeps in KVM_RUN) until minivmm stops it.
- */
-static int fake_pvsched_ap(struct fake_vcpu *v)
-{
-	int ret;
-
-	if (v->pv_state == 0) {
-		if (v->mp_state != KVM_MP_STATE_UNINITIALIZED)
-			return fail(EINVAL);
-		if (!pvd_wait_turn(v, v->id, 0))
-			return -1;
-		memset(v->pv_st, 0xff, sizeof(v->pv_st));
-		v->pv_state = 1;
-	}
-	if (v->pv_state == 1) {
-		ret = fake_pvsched_area(v);
-		if (ret != PVD_FINISHED)
-			return ret;
-		pvd_line(v);
-		v->pv_state = 2;
-		__atomic_store_n(&pvd_turn, v->id + 1, __ATOMIC_RELEASE);
-	}
-	return fake_sleep_in_run(v);
-}
-
-/*
- * vCPU 0 ($FAKE_KVM_LINUX_PVSCHED), after its boot line: probe, its own
- * area, then the APs' turns; at the end another vCPU's area, its own
- * GPA_LO (banked: the APs' writes did not touch it), and every vCPU's
- * line to print. PVD_FINISHED once the text is ready.
- */
-static int fake_pvsched_bsp(struct fake_vcpu *v)
-{
-	unsigned int i, n = fake_nr_vcpus();
-	size_t len;
-	int ret;
-
-	switch (v->pv_state) {
-	case 0:
-		memset(v->pv_st, 0xff, sizeof(v->pv_st));
-		v->pv_state = 1;
-		/* fall through */
-	case 1:
-		ret = fake_pvsched_probe(v);
-		if (ret != PVD_FINISHED)
-			return ret;
-		v->pv_state = 2;
-		/* fall through */
-	case 2:
-		ret = fake_pvsched_area(v);
-		if (ret != PVD_FINISHED)
-			return ret;
-		v->pv_state = 3;
-		__atomic_store_n(&pvd_turn, 1, __ATOMIC_RELEASE);
-		if (!pvd_wait_turn(v, n, PVD_TIMEOUT_MS))
-			pvd_check(v, false, "the APs did not finish");
-		/* fall through */
-	case 3:
-		ret = fake_pvsched_end(v, n);
-		if (ret != PVD_FINISHED)
-			return ret;
-	}
-	pvd_line(v);
-	len = snprintf(v->text, sizeof(v->text), "%s", v->pv_line);
-	for (i = 1; i < n && len < sizeof(v->text); i++)
-		len += snprintf(v->text + len, sizeof(v->text) - len, "%s",
-				vcpus[i]->pv_line);
-	v->pos = 0;
-	v->pv_state = 4;
-	return PVD_FINISHED;
 }
 
 /*
@@ -1581,7 +1342,7 @@ static int wrmsr_exit(struct fake_vcpu *v, __u64 val)
 #define MSR_WR(v, val)							\
 	do {								\
 		if (msr_exits && msr_filtered) {			\
-			PVD_EXIT(v, wrmsr_exit(v, val));		\
+			PT_EXIT(v, wrmsr_exit(v, val));		\
 			(v)->pv_val = (v)->run->msr.error;		\
 		} else {						\
 			(v)->pv_val = fake_set_pvsched_msr(v, val) != 1; \
@@ -1601,13 +1362,31 @@ static const char *msr_result(__u32 err)
 static void msr_line(struct fake_vcpu *v)
 {
 	struct pvsched_vcpu_area *a = area(v);
+	char unreg[32] = "";
 
+	if (v->msr_err[4] != ~0U)
+		snprintf(unreg, sizeof(unreg), ", unregistered %s",
+			 msr_result(v->msr_err[4]));
 	snprintf(v->pv_line, sizeof(v->pv_line),
-		 "fake-linux: vcpu%u msr: bad version %s, unaligned %s, registered %s, another's %s, area version %u%s%s\n",
+		 "fake-linux: vcpu%u msr: bad version %s, unaligned %s, registered %s, another's %s, area version %u%s%s%s\n",
 		 v->id, msr_result(v->msr_err[0]), msr_result(v->msr_err[1]),
 		 msr_result(v->msr_err[2]), msr_result(v->msr_err[3]),
-		 a ? a->version : 0, v->pv_fail[0] ? ", FAILED: " : "",
+		 a ? a->version : 0, unreg, v->pv_fail[0] ? ", FAILED: " : "",
 		 v->pv_fail);
+}
+
+/*
+ * Once registered, what the guest driver would ask in its area (BOOST,
+ * priority 10 + the vCPU's index): minivmm's report samples it.
+ */
+static void msr_ask(struct fake_vcpu *v)
+{
+	struct pvsched_vcpu_area *a = area(v);
+
+	if (!a)
+		return;
+	a->guest_flags = PVSCHED_GUEST_BOOST;
+	a->guest_prio = 10 + v->id;
 }
 
 /*
@@ -1619,23 +1398,24 @@ static int fake_msr_ap(struct fake_vcpu *v)
 	if (v->pv_state == 0) {
 		if (v->mp_state != KVM_MP_STATE_UNINITIALIZED)
 			return fail(EINVAL);
-		if (!pvd_wait_turn(v, v->id, 0))
+		if (!pv_wait_turn(v, v->id, 0))
 			return -1;
 		memset(v->msr_err, 0xff, sizeof(v->msr_err));
 		v->pv_state = 1;
 	}
 	if (v->pv_state == 1) {
-		pvd_check(v, v->pv_msr, "no KVM_FEATURE_PVSCHED");
+		pv_check(v, v->pv_msr, "no KVM_FEATURE_PVSCHED");
 		if (v->pv_msr) {
-			PVD_BEGIN(v);
-			MSR_WR(v, PVD_AREA(v->id) | 1);
+			PT_BEGIN(v);
+			MSR_WR(v, FAKE_AREA(v->id) | 1);
 			v->msr_err[2] = v->pv_val;
-			PVD_END(v);
+			msr_ask(v);
+			PT_END(v);
 		}
 		v->pv_pc = 0;
 		msr_line(v);
 		v->pv_state = 2;
-		__atomic_store_n(&pvd_turn, v->id + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&pv_turn, v->id + 1, __ATOMIC_RELEASE);
 	}
 	return fake_sleep_in_run(v);
 }
@@ -1643,8 +1423,8 @@ static int fake_msr_ap(struct fake_vcpu *v)
 /*
  * vCPU 0, after its boot line: a version KVM does not know and an
  * unaligned area (#GP both), its own area, the APs' turns, then vCPU 1's
- * area (#GP); every vCPU's line to print. PVD_FINISHED once the text is
- * ready.
+ * area (#GP); with msr-unregister, 0 last, which unregisters its own;
+ * every vCPU's line to print. FAKE_FINISHED once the text is ready.
  */
 static int fake_msr_bsp(struct fake_vcpu *v)
 {
@@ -1656,24 +1436,29 @@ static int fake_msr_bsp(struct fake_vcpu *v)
 			 "fake-linux: vcpu0 msr: no KVM_FEATURE_PVSCHED\n");
 		v->pos = 0;
 		v->pv_state = 4;
-		return PVD_FINISHED;
+		return FAKE_FINISHED;
 	}
-	PVD_BEGIN(v);
+	PT_BEGIN(v);
 	memset(v->msr_err, 0xff, sizeof(v->msr_err));
-	MSR_WR(v, PVD_AREA(0) | 2);
+	MSR_WR(v, FAKE_AREA(0) | 2);
 	v->msr_err[0] = v->pv_val;
-	MSR_WR(v, (PVD_AREA(0) + 8) | 1);
+	MSR_WR(v, (FAKE_AREA(0) + 8) | 1);
 	v->msr_err[1] = v->pv_val;
-	MSR_WR(v, PVD_AREA(0) | 1);
+	MSR_WR(v, FAKE_AREA(0) | 1);
 	v->msr_err[2] = v->pv_val;
-	__atomic_store_n(&pvd_turn, 1, __ATOMIC_RELEASE);
-	if (!pvd_wait_turn(v, n, PVD_TIMEOUT_MS))
-		pvd_check(v, false, "the APs did not finish");
+	msr_ask(v);
+	__atomic_store_n(&pv_turn, 1, __ATOMIC_RELEASE);
+	if (!pv_wait_turn(v, n, FAKE_TURN_TIMEOUT_MS))
+		pv_check(v, false, "the APs did not finish");
 	if (n > 1) {
-		MSR_WR(v, PVD_AREA(1) | 1);
+		MSR_WR(v, FAKE_AREA(1) | 1);
 		v->msr_err[3] = v->pv_val;
 	}
-	PVD_END(v);
+	if (!strcmp(getenv("FAKE_KVM_LINUX_PVSCHED"), "msr-unregister")) {
+		MSR_WR(v, 0);
+		v->msr_err[4] = v->pv_val;
+	}
+	PT_END(v);
 	v->pv_pc = 0;
 	msr_line(v);
 	len = snprintf(v->text, sizeof(v->text), "%s", v->pv_line);
@@ -1682,7 +1467,7 @@ static int fake_msr_bsp(struct fake_vcpu *v)
 				vcpus[i]->pv_line);
 	v->pos = 0;
 	v->pv_state = 4;
-	return PVD_FINISHED;
+	return FAKE_FINISHED;
 }
 
 /*
@@ -1699,11 +1484,13 @@ static int fake_msr_bsp(struct fake_vcpu *v)
  *         each byte back until a 'q', then exit with the count of bytes
  *         echoed; IRQ 4 must be up whenever data is ready, else 97)
  *         $FAKE_KVM_LINUX_REBOOTS=K: a reboot first, in the first K VMs
- * With $FAKE_KVM_LINUX_PVSCHED, before step 6: the pvsched device
- * (fake_pvsched_bsp()), and a line per vCPU printed.
+ * With $FAKE_KVM_LINUX_PCI, before step 6: the probe of PCI bus 0
+ * (fake_pci_probe()), and its line printed.
+ * With $FAKE_KVM_LINUX_PVSCHED=msr, before step 6: the registrations
+ * through MSR_KVM_PVSCHED (fake_msr_bsp()), and a line per vCPU printed.
  * The APs must be KVM_MP_STATE_UNINITIALIZED: they sleep in KVM_RUN, as
- * if no SIPI ever came; with $FAKE_KVM_LINUX_PVSCHED, until vCPU 0 has
- * registered its area (fake_pvsched_ap()).
+ * if no SIPI ever came; with $FAKE_KVM_LINUX_PVSCHED=msr, until vCPU 0
+ * has registered its area (fake_msr_ap()).
  */
 static int fake_linux(struct fake_vcpu *v)
 {
@@ -1711,14 +1498,12 @@ static int fake_linux(struct fake_vcpu *v)
 	const char *status = getenv("FAKE_KVM_EXIT_STATUS");
 	const char *reboots = getenv("FAKE_KVM_LINUX_REBOOTS");
 	bool msr = fake_msr_mode();
-	bool pvsched = getenv("FAKE_KVM_LINUX_PVSCHED") && !msr;
+	bool pci = getenv("FAKE_KVM_LINUX_PCI");
 	int ret;
 	__u8 b;
 
 	if (v->id && msr)
 		return fake_msr_ap(v);
-	if (v->id && pvsched)
-		return fake_pvsched_ap(v);
 	if (v->id) {
 		if (v->mp_state != KVM_MP_STATE_UNINITIALIZED)
 			return fail(EINVAL);
@@ -1757,17 +1542,19 @@ static int fake_linux(struct fake_vcpu *v)
 			return out(v, 0x3f8, 1, v->text[v->pos++]);
 		return fake_linux_exit(v, 98);
 	}
-	if (pvsched && v->pv_state < 4) {
-		ret = fake_pvsched_bsp(v);
-		if (ret != PVD_FINISHED)
+	if (pci && !v->pci_done) {
+		ret = fake_pci_probe(v);
+		if (ret != FAKE_FINISHED)
 			return ret;
 	}
+	if (v->text[v->pos])
+		return out(v, 0x3f8, 1, v->text[v->pos++]);
 	if (msr && v->pv_state < 4) {
 		ret = fake_msr_bsp(v);
-		if (ret != PVD_FINISHED)
+		if (ret != FAKE_FINISHED)
 			return ret;
 	}
-	if ((pvsched || msr) && v->text[v->pos])
+	if (v->text[v->pos])
 		return out(v, 0x3f8, 1, v->text[v->pos++]);
 	if (reboots && nr_vms <= (unsigned int)atoi(reboots))
 		return out(v, 0x64, 1, 0xfe);

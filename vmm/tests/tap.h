@@ -41,6 +41,5 @@ void test_kvm_ioctl(void);
 void test_linux(void);
 void test_serial(void);
 void test_pci(void);
-void test_pvsched_dev(void);
 
 #endif /* MINIVMM_TAP_H */

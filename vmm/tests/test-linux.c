@@ -387,7 +387,7 @@ static void test_fake_runs(void)
 	      strstr(out, "fake-linux: cmdline='console=ttyS0' cpus=2 initrd=0@0: mem=256\n") &&
 	      strstr(out, "kernel ") && strstr(out, ", 2 vCPUs, 256 MiB, ran ") &&
 	      strstr(out, "debug-exit on vcpu0, status 0\n") &&
-	      strstr(out, "pvsched area: the guest's own"),
+	      strstr(out, "\npvsched area: none, KVM offers no MSR_KVM_PVSCHED that minivmm can filter\n"),
 	      "--kernel: the fake kernel finds the zero page, MP table, 2 CPUs; console on stdout; debug exit 0");
 	check(strstr(out, "   1 ") && strstr(out, " stopped ") &&
 	      strstr(out, " exited "),
@@ -402,7 +402,8 @@ static void test_fake_runs(void)
 	      strstr(out, "{\"ok\":true,\"signal\":0,\"payload\":null,\"vcpus\":3,") &&
 	      strstr(out, "\"linux\":{\"kernel\":") &&
 	      strstr(out, "/initrd\",\"cmdline\":\"quiet  x=1\",\"mem_mib\":64,\"exit\":\"debug-exit\",\"status\":42,\"exit_vcpu\":0,") &&
-	      strstr(out, "\"pvsched_area\":\"by-guest\"") &&
+	      strstr(out, ",\"unhandled_io\":0,\"reboots\":0},") &&
+	      strstr(out, "\"pvsched_area\":\"not-offered\"") &&
 	      strstr(out, "\"result\":\"exited\"") &&
 	      strstr(out, "\"pvsched_area\":null") && lines(out) == 1 &&
 	      out[strlen(out) - 1] == '\n',
@@ -478,24 +479,29 @@ static void test_fake_runs(void)
 }
 
 /*
- * The pvsched device end to end ($FAKE_KVM_LINUX_PVSCHED): the fake
- * guest's vCPU 0 probes PCI and the device as Linux and a driver would,
- * then each vCPU in turn tries the garbage and registers its area
- * (vCPU i's at 0x300000 + 64 * i), and prints a line per vCPU with the
- * STATUS of each command: before any, a bad version, unaligned (KVM's
- * EINVAL), beyond RAM (minivmm's own check), another vCPU's area
- * (KVM's EINVAL), the registration, unaligned again. The fake's
- * KVM_SET_PVSCHED_AREA fails with a line on stderr when called from
- * another thread than the vCPU's; $FAKE_KVM_TRACE_AREA shows each call.
+ * PCI bus 0 as the fake guest's vCPU 0 probes it ($FAKE_KVM_LINUX_PCI),
+ * as Linux does at boot: configuration mechanism #1 (pci.c), the host
+ * bridge at 00:00.0 and no other function, and no device answering
+ * MMIO where the pvsched device's BAR was.
  */
-#define PV_LINE(i) \
-	"fake-linux: vcpu" #i " pvsched: versions 0x2, before 0, bad version 2, unaligned 1, beyond RAM 1, another's 1, registered 0, area version 1, unaligned again 1"
-#define PV_NONE(i) \
-	"fake-linux: vcpu" #i " pvsched: versions 0, before 0, bad version 3, unaligned 3, beyond RAM 3, another's 3, registered 3, area version 0, unaligned again 3\n"
-#define PV_CALL(i, gpa, res) \
-	"fake-kvm: vcpu" #i ": KVM_SET_PVSCHED_AREA " gpa ": " res "\n"
+#define PCI_LINE "fake-linux: pci: a host bridge at 00:00.0, nothing else\n"
+
+static void test_pci_runs(void)
+{
+	char bz[4200], args[9000];
+
+	write_bzimage("bzImage", &good, bz, sizeof(bz));
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
+	run("FAKE_KVM_LINUX_PCI=1", args, NULL);
+	check(status == 0 && strstr(errout, PCI_LINE) &&
+	      !strstr(errout, "FAILED") &&
+	      strstr(out, ",\"unhandled_io\":0,\"reboots\":0},") &&
+	      strstr(strstr(out, "\"index\":0,"), "\"mmio\":1,"),
+	      "PCI bus 0 as Linux probes it: mechanism #1, the host bridge "
+	      "at 00:00.0 alone, no device at 0xfebff000");
+}
+
 #define PV_AREA_JSON(gpa) "\"pvsched_area\":{\"gpa\":" gpa ",\"version\":1,"
-#define PV_ENV	"FAKE_KVM_LINUX_PVSCHED=1 FAKE_KVM_TRACE_AREA=1 "
 
 #define MSR_LINE(i, bad, unaligned, another) \
 	"fake-linux: vcpu" #i " msr: bad version " bad ", unaligned " \
@@ -505,8 +511,8 @@ static void test_fake_runs(void)
 /*
  * MSR_KVM_PVSCHED: where KVM offers it, the guest registers its areas
  * with the MSR; minivmm filters the MSR's writes, makes each with
- * KVM_SET_MSRS on the vCPU's thread, and reports the areas as it does the
- * device's. --pvsched-device and --no-pvsched hide the feature.
+ * KVM_SET_MSRS on the vCPU's thread, and reports the areas. --no-pvsched
+ * hides the feature.
  */
 static void test_pvsched_msr_runs(void)
 {
@@ -526,6 +532,31 @@ static void test_pvsched_msr_runs(void)
 	      strstr(strstr(out, "\"index\":1,"), PV_AREA_JSON("3145792")) &&
 	      tap_count(out, "\"registrations\":1,\"unregistrations\":0,\"refusals\":0}") == 2,
 	      "JSON: by-guest-msr, each vCPU's area, one registration each");
+	check(strstr(strstr(out, "\"index\":1,"),
+		     ",\"flags\":1,\"prio_max\":11,\"registrations\":1,"),
+	      "JSON: what vCPU 1 asked in its area, sampled (guest_seen)");
+
+	run(MSR_ENV "FAKE_KVM_LINUX_PCI=1", args, NULL);
+	check(status == 0 &&
+	      strstr(errout, PCI_LINE MSR_LINE(0, "#GP", "#GP", "#GP")
+			     MSR_LINE(1, "-", "-", "-")) &&
+	      strstr(out, "\"pvsched_area\":\"by-guest-msr\""),
+	      "the PCI probe, then the registrations, as a kernel boots");
+
+	run("FAKE_KVM_LINUX_PVSCHED=msr-unregister", args, NULL);
+	check(status == 0 &&
+	      strstr(errout, "fake-linux: vcpu0 msr: bad version #GP, unaligned #GP, registered ok, another's #GP, area version 0, unregistered ok\n") &&
+	      strstr(strstr(out, "\"index\":0,"),
+		     "\"pvsched_area\":null,\"guest_seen\":{\"samples\":") &&
+	      strstr(strstr(out, "\"index\":0,"),
+		     "\"registrations\":1,\"unregistrations\":1,\"refusals\":0},") &&
+	      strstr(strstr(out, "\"index\":1,"),
+		     ",\"flags\":1,\"prio_max\":11,\"registrations\":1,"
+		     "\"unregistrations\":0,\"refusals\":0},\"latency\":null}]}") &&
+	      tap_count(out, PV_AREA_JSON("3145792")) == 1 &&
+	      !strstr(out, PV_AREA_JSON("3145728")),
+	      "MSR_KVM_PVSCHED 0: unregistered, the report's area null for "
+	      "that vCPU, counted; vCPU 1 keeps its own");
 
 	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2", bz);
 	run(MSR_ENV, args, NULL);
@@ -544,22 +575,26 @@ static void test_pvsched_msr_runs(void)
 	      "KVM_SET_MSRS fails: one line each time, the guest gets #GP, "
 	      "no area");
 
-	snprintf(args, sizeof(args),
-		 "--kernel=%s --vcpus=2 --json --pvsched-device", bz);
-	run(MSR_ENV, args, NULL);
-	check(status == 0 &&
-	      strstr(errout, "fake-linux: vcpu0 msr: no KVM_FEATURE_PVSCHED\n") &&
-	      strstr(out, "\"pvsched_area\":\"by-guest\"") &&
-	      tap_count(out, "\"pvsched_area\":null") == 2,
-	      "--pvsched-device: KVM_FEATURE_PVSCHED hidden from the guest");
-
 	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json --no-pvsched",
 		 bz);
-	run(MSR_ENV, args, NULL);
+	run(MSR_ENV "FAKE_KVM_TRACE_PVSCHED=1", args, NULL);
 	check(status == 0 &&
 	      strstr(errout, "fake-linux: vcpu0 msr: no KVM_FEATURE_PVSCHED\n") &&
+	      !strstr(errout, "fake-kvm: pvsched access") &&
 	      strstr(out, "\"pvsched_area\":\"not-used\""),
-	      "--no-pvsched: KVM_FEATURE_PVSCHED hidden from the guest");
+	      "--no-pvsched: KVM_FEATURE_PVSCHED hidden from the guest, no "
+	      "pvsched ioctl");
+
+	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
+	run(MSR_ENV "FAKE_KVM_NO_AREA=1 FAKE_KVM_FAIL=KVM_X86_SET_MSR_FILTER",
+	    args, NULL);
+	check(status == 0 &&
+	      strstr(errout, "fake-linux: vcpu0 msr: no KVM_FEATURE_PVSCHED\n") &&
+	      !strstr(errout, "minivmm:") &&
+	      strstr(out, "\"pvsched_area\":\"not-offered\"") &&
+	      tap_count(out, "\"pvsched_area\":null") == 2,
+	      "no KVM_CAP_PVSCHED_AREA: no MSR filter, KVM_FEATURE_PVSCHED "
+	      "hidden, not-offered");
 
 	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json --refuse-areas",
 		 bz);
@@ -580,117 +615,12 @@ static void test_pvsched_msr_runs(void)
 	      !strcmp(errout, "minivmm: KVM_X86_SET_MSR_FILTER: Input/output error\n"),
 	      "the MSR filter refused: one line, status 3");
 
-	run("FAKE_KVM_LINUX_PVSCHED=1 FAKE_KVM_TRACE_PVSCHED=1", args, NULL);
-	check(status == 0 && !strstr(errout, "msr:") &&
-	      strstr(out, "\"pvsched_area\":\"by-guest\""),
-	      "negative control: no KVM_FEATURE_PVSCHED from KVM, the device");
-}
-
-static void test_pvsched_dev_runs(void)
-{
-	char bz[4200], args[9000];
-
-	write_bzimage("bzImage", &good, bz, sizeof(bz));
-	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
-	run(PV_ENV, args, NULL);
-	check(status == 0 && strstr(errout, PV_LINE(0) "\n" PV_LINE(1) "\n") &&
-	      !strstr(errout, "FAILED"),
-	      "pvsched device: probed through 0xcf8/0xcfc and BAR0, each "
-	      "vCPU's statuses as the ABI says");
-	check(strstr(errout,
-		      PV_CALL(0, "0x300004", "EINVAL")
-		      PV_CALL(0, "0x300000", "ok")
-		      PV_CALL(0, "0x300008", "EINVAL")
-		      PV_CALL(1, "0x300044", "EINVAL")
-		      PV_CALL(1, "0x300000", "EINVAL")
-		      PV_CALL(1, "0x300040", "ok")
-		      PV_CALL(1, "0x300048", "EINVAL")
-		      PV_CALL(0, "0x300040", "EINVAL")) &&
-	      tap_count(errout, "KVM_SET_PVSCHED_AREA") == 8 &&
-	      !strstr(errout, "not the vCPU's own") &&
-	      !strstr(errout, "minivmm:"),
-	      "KVM_SET_PVSCHED_AREA: only for what KVM must check, each on "
-	      "the vCPU's own thread; no line from minivmm");
-	check(strstr(out, "\"pvsched_area\":\"by-guest\"") &&
-	      strstr(out, "\"index\":0,") &&
-	      tap_count(out, PV_AREA_JSON("3145728")) == 1 &&
-	      tap_count(out, PV_AREA_JSON("3145792")) == 1 &&
-	      strstr(strstr(out, "\"index\":1,"), PV_AREA_JSON("3145792")) &&
-	      strstr(out, "\"pvsched_dev\":{\"area_versions\":2,"
-		     "\"bar0\":4273991680,\"bad_accesses\":16}"),
-	      "JSON: each vCPU's area as registered (a failed registration "
-	      "kept it), the device's BAR0 and 8 bad accesses per vCPU");
-
-	snprintf(args, sizeof(args), "--kernel=%s --vcpus=3", bz);
-	run(PV_ENV, args, NULL);
-	check(status == 0 &&
-	      strstr(out, PV_LINE(0) "\n" PV_LINE(1) "\n" PV_LINE(2) "\n") &&
-	      strstr(out, "\npvsched device: area versions 0x2, BAR0 0xfebff000, 24 accesses of a bad size or offset ignored\n") &&
-	      strstr(out, "\npvsched area: the guest's own, registered through the pvsched device\n") &&
-	      strstr(out, "\nvcpu0: pvsched area 0x300000: version 1, ") &&
-	      strstr(out, "\nvcpu2: pvsched area 0x300080: version 1, ") &&
-	      tap_count(errout, ": ok\n") == 3,
-	      "3 vCPUs, text report: the device line, an area line per vCPU");
-
-	snprintf(args, sizeof(args), "--kernel=%s --vcpus=2 --json", bz);
-	run("FAKE_KVM_LINUX_PVSCHED=unregister FAKE_KVM_TRACE_AREA=1", args,
-	    NULL);
-	check(status == 0 &&
-	      strstr(errout, PV_LINE(0) ", unregistered 0\n" PV_LINE(1) "\n") &&
-	      strstr(errout, PV_CALL(0, "0x0", "ok")) &&
-	      strstr(out, "\"index\":0,") &&
-	      strstr(strstr(out, "\"index\":0,"),
-		     "\"pvsched_area\":null,\"guest_seen\":{\"samples\":") &&
-	      strstr(strstr(out, "\"index\":1,"),
-		     ",\"guest_seen\":{\"samples\":") &&
-	      strstr(strstr(out, "\"index\":1,"),
-		     ",\"flags\":1,\"prio_max\":11,\"registrations\":1,"
-		     "\"unregistrations\":0,\"refusals\":0},\"latency\":null}]}") &&
-	      strstr(strstr(out, "\"index\":0,"),
-		     "\"registrations\":1,\"unregistrations\":1,\"refusals\":0},") &&
-	      tap_count(out, PV_AREA_JSON("3145792")) == 1,
-	      "GPA 0 with version 0xdead: unregistered, the report's area "
-	      "null for that vCPU; vCPU 1's request sampled (guest_seen)");
-
-	run("FAKE_KVM_LINUX_PVSCHED=1 FAKE_KVM_AREA_ERRNO=5 "
-	    "FAKE_KVM_AREA_VCPU=1", args, NULL);
-	check(status == 0 &&
-	      strstr(errout, "fake-linux: vcpu1 pvsched: versions 0x2, before 0, bad version 2, unaligned 4, beyond RAM 1, another's 4, registered 4, area version 0, unaligned again 4\n") &&
-	      strstr(errout, "minivmm: vcpu1: pvsched device: KVM_SET_PVSCHED_AREA at 0x300044: Input/output error\n"
-			     "minivmm: vcpu1: pvsched device: KVM_SET_PVSCHED_AREA at 0x300000: Input/output error\n"
-			     "minivmm: vcpu1: pvsched device: KVM_SET_PVSCHED_AREA at 0x300040: Input/output error\n"
-			     "minivmm: vcpu1: pvsched device: KVM_SET_PVSCHED_AREA at 0x300048: Input/output error\n") &&
-	      tap_count(errout, "minivmm:") == 4,
-	      "KVM fails with EIO: ERROR, one line on stderr each time");
-	check(strstr(errout, "fake-linux: vcpu0 pvsched: versions 0x2, before 0, bad version 2, unaligned 1, beyond RAM 1, another's 0,") &&
-	      strstr(strstr(out, "\"index\":1,"),
-		     "\"pvsched_area\":null,\"guest_seen\":{\"samples\":0,"
-		     "\"flags\":0,\"prio_max\":0,\"registrations\":0,"
-		     "\"unregistrations\":0,\"refusals\":0},\"latency\":null}]}") &&
-	      tap_count(out, PV_AREA_JSON("3145792")) == 1,
-	      "... vCPU 1 has no area; vCPU 0 could take the one vCPU 1 "
-	      "failed to register");
-
-	run("FAKE_KVM_LINUX_PVSCHED=1 FAKE_KVM_NO_AREA=1 "
-	    "FAKE_KVM_TRACE_AREA=1", args, NULL);
-	check(status == 0 && strstr(errout, PV_NONE(0) PV_NONE(1)) &&
-	      !strstr(errout, "KVM_SET_PVSCHED_AREA") &&
+	run("FAKE_KVM_FAIL=KVM_X86_SET_MSR_FILTER", args, NULL);
+	check(status == 0 && !strstr(errout, "minivmm:") &&
 	      strstr(out, "\"pvsched_area\":\"not-offered\"") &&
-	      tap_count(out, "\"pvsched_area\":null") == 2 &&
-	      strstr(out, "\"pvsched_dev\":{\"area_versions\":0,"),
-	      "no KVM_CAP_PVSCHED_AREA: AREA_VERSIONS 0, every command "
-	      "UNAVAILABLE, KVM never called");
-
-	snprintf(args, sizeof(args),
-		 "--kernel=%s --vcpus=2 --no-pvsched --json", bz);
-	run("FAKE_KVM_LINUX_PVSCHED=1 FAKE_KVM_NO_PVSCHED=1 "
-	    "FAKE_KVM_TRACE_PVSCHED=1", args, NULL);
-	check(status == 0 && strstr(errout, PV_NONE(0) PV_NONE(1)) &&
-	      !strstr(errout, "fake-kvm: pvsched access") &&
-	      strstr(out, "\"pvsched_area\":\"not-used\"") &&
-	      strstr(out, "\"pvsched_dev\":{\"area_versions\":0,"),
-	      "--no-pvsched: the device is there, offers nothing, and no "
-	      "pvsched ioctl at all");
+	      tap_count(out, "\"pvsched_area\":null") == 2,
+	      "negative control: no KVM_FEATURE_PVSCHED from KVM: no MSR "
+	      "filter, no area");
 }
 
 /*
@@ -714,7 +644,7 @@ static void test_reboot_runs(void)
 	check(status == 0 && tap_count(errout, BOOT_LINE) == 2 &&
 	      strstr(errout, BOOT_LINE "minivmm: the guest rebooted: boot 2 of at most 2\n" BOOT_LINE) &&
 	      strstr(out, "\"exit\":\"reboot\",\"status\":0,") &&
-	      strstr(out, "},\"reboots\":1},") &&
+	      strstr(out, ",\"reboots\":1},") &&
 	      !strstr(errout, "fake-kvm:") && lines(out) == 1,
 	      "--reboots=1, a guest that reboots twice: two boots of the same kernel, initrd and command line, the second reboot ends the run, status 0");
 
@@ -723,56 +653,55 @@ static void test_reboot_runs(void)
 	run("FAKE_KVM_LINUX_REBOOTS=2 FAKE_KVM_EXIT_STATUS=7", args, NULL);
 	check(status == 7 && tap_count(errout, "fake-linux: cmdline=") == 3 &&
 	      strstr(out, "\"exit\":\"debug-exit\",\"status\":7,") &&
-	      strstr(out, "},\"reboots\":2},") && !strstr(errout, "fake-kvm:"),
+	      strstr(out, ",\"reboots\":2},") && !strstr(errout, "fake-kvm:"),
 	      "--reboots=2, a guest that reboots twice, then debug-exits with 7: three boots, status 7");
 	run("FAKE_KVM_LINUX_REBOOTS=1", args, NULL);
 	check(status == 0 && tap_count(errout, "fake-linux: cmdline=") == 2 &&
 	      strstr(out, "\"exit\":\"debug-exit\",\"status\":0,") &&
-	      strstr(out, "},\"reboots\":1},"),
+	      strstr(out, ",\"reboots\":1},"),
 	      "--reboots=2, one reboot: two boots, the second's debug exit ends it");
 	run("FAKE_KVM_LINUX_END=shutdown", args, NULL);
 	check(status == 0 && tap_count(errout, "fake-linux: cmdline=") == 1 &&
 	      strstr(out, "\"exit\":\"triple-fault\",") &&
-	      strstr(out, "},\"reboots\":0},"),
+	      strstr(out, ",\"reboots\":0},"),
 	      "--reboots=2: a triple fault still ends the run");
 
 	snprintf(args, sizeof(args), "--kernel=%s --reboots=0 --json", bz);
 	run("FAKE_KVM_LINUX_REBOOTS=3", args, NULL);
 	check(status == 0 && tap_count(errout, "fake-linux: cmdline=") == 1 &&
 	      strstr(out, "\"exit\":\"reboot\",\"status\":0,") &&
-	      strstr(out, "},\"reboots\":0},") &&
+	      strstr(out, ",\"reboots\":0},") &&
 	      !strstr(errout, "minivmm: the guest rebooted"),
 	      "--reboots=0: the first reboot ends the run, as without it");
 
 	snprintf(args, sizeof(args),
 		 "--kernel=%s --vcpus=2 --reboots=1 --pvsched=pvsched_count --json",
 		 bz);
-	run(PV_ENV "FAKE_KVM_LINUX_REBOOTS=1", args, NULL);
-	check(status == 0 && tap_count(errout, PV_LINE(0) "\n") == 2 &&
-	      tap_count(errout, PV_LINE(1) "\n") == 2 &&
+	run(MSR_ENV "FAKE_KVM_LINUX_REBOOTS=1", args, NULL);
+	check(status == 0 &&
+	      tap_count(errout, MSR_LINE(0, "#GP", "#GP", "#GP")) == 2 &&
+	      tap_count(errout, MSR_LINE(1, "-", "-", "-")) == 2 &&
 	      !strstr(errout, "FAILED") &&
-	      tap_count(errout, PV_CALL(0, "0x300000", "ok")) == 2 &&
-	      tap_count(errout, PV_CALL(1, "0x300040", "ok")) == 2 &&
-	      tap_count(errout, "pvsched: (none) -> pvsched_count\n") == 2,
-	      "pvsched flavour: each boot finds the device afresh and registers its areas; --pvsched assigned in each VM");
-	check(tap_count(out, "\"registrations\":1,\"unregistrations\":0,\"refusals\":0}") == 2 &&
+	      tap_count(errout, "pvsched: (none) -> pvsched_count\n") == 2 &&
+	      tap_count(out, "\"registrations\":1,\"unregistrations\":0,\"refusals\":0}") == 2 &&
 	      tap_count(out, PV_AREA_JSON("3145728")) == 1 &&
 	      tap_count(out, PV_AREA_JSON("3145792")) == 1 &&
-	      strstr(out, "\"final\":\"pvsched_count\"") &&
-	      strstr(out, "\"bad_accesses\":16},\"reboots\":1},"),
-	      "... the rows are the last boot's: one registration per vCPU, its area; the new VM's driver is --pvsched's");
+	      strstr(out, "\"pvsched_area\":\"by-guest-msr\"") &&
+	      strstr(out, ",\"reboots\":1},"),
+	      "MSR_KVM_PVSCHED: each boot filters the MSR afresh and the "
+	      "guest registers its areas again; the rows are the last boot's");
 
 	snprintf(args, sizeof(args), "--kernel=%s --reboots=3", bz);
 	run("FAKE_KVM_LINUX_REBOOTS=1", args, NULL);
 	check(status == 0 &&
-	      strstr(out, "\ncmdline: console=ttyS0\nreboots: 1 of at most 3; what follows is the last boot's\npvsched device: "),
+	      strstr(out, "\ncmdline: console=ttyS0\nreboots: 1 of at most 3; what follows is the last boot's\ndriver: "),
 	      "text report: a line with the reboots");
 
 	snprintf(args, sizeof(args),
 		 "--kernel=%s --vcpus=2 --reboots=1 --vcpu-fifo=10 --json", bz);
 	run("FAKE_KVM_LINUX_REBOOTS=1 FAKE_KVM_WANT_FIFO=10", args, NULL);
 	check(status == 0 && tap_count(errout, "fake-linux: cmdline=") == 2 &&
-	      strstr(out, "},\"reboots\":1},"),
+	      strstr(out, ",\"reboots\":1},"),
 	      "--vcpu-fifo: each boot's vCPU threads are SCHED_FIFO");
 
 	run("FAKE_KVM_LINUX_REBOOTS=1 FAKE_KVM_LINUX_END=hang", NULL,
@@ -804,7 +733,7 @@ void test_linux(void)
 	test_load();
 	test_mptable();
 	test_fake_runs();
-	test_pvsched_dev_runs();
+	test_pci_runs();
 	test_pvsched_msr_runs();
 	test_reboot_runs();
 }

@@ -123,7 +123,6 @@ int main(void)
 	test_linux();
 	test_serial();
 	test_pci();
-	test_pvsched_dev();
 	test_fake();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tap_tmpdir);

@@ -126,6 +126,13 @@ static void test_host_bridge(void)
 
 static void test_absent(void)
 {
+	unsigned int slot, empty = 0;
+
+	for (slot = 1; slot < PCI_MAX_SLOTS; slot++)
+		empty += cfg_rd(0, slot, 0, PCI_VENDOR_ID, 4) == 0xffffffff;
+	ok(empty == PCI_MAX_SLOTS - 1,
+	   "the host bridge alone: slots 1-31 empty, 00:01.0 too (%u)",
+	   empty);
 	ok(cfg_rd(0, 2, 0, PCI_VENDOR_ID, 4) == 0xffffffff &&
 	   cfg_rd(0, 31, 0, PCI_VENDOR_ID, 2) == 0xffff &&
 	   cfg_rd(0, 7, 0, PCI_CLASS_REVISION, 1) == 0xff,

@@ -1,3 +1,2 @@
-# Each CPU's registered area, then a second of idle.
-pvdev show
+# A second of idle.
 sleep 1
