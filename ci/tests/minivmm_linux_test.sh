@@ -43,19 +43,19 @@
 #   17. priority inheritance across vCPUs: a normal task holding a PI
 #      mutex on CPU 1, boosted while it runs by a FIFO 60 waiter on CPU 0,
 #      makes vCPU 1 ask with priority 60 (no context switch follows that
-#      boost: the series publishes it, patch 37)
+#      boost: the series publishes it, patch 34)
 #   18. hibernation up to the image (pm_test=core, the guest kernel of
 #      make guest): each vCPU unregisters its area and registers it again
-#      (CPU 0 from syscore_suspend()/syscore_resume(), patch 36)
+#      (CPU 0 from syscore_suspend()/syscore_resume(), patch 33)
 #   19. a host that takes no area (minivmm --refuse-areas: #GP for each
 #      registration): the guest driver says so for each CPU and leaves
 #      its static key off (/sys/module/pvsched_guest/parameters/active
-#      is 0; 12 wants 1 there), patch 39
+#      is 0; 12 wants 1 there), patch 36
 #   20. a real-time task that blocked on CPU 1 and woke on CPU 0 (moved
 #      while it slept) leaves vCPU 1 asking nothing once it woke; it asked
-#      BOOST | BOOST_IRQ while the task waited (patch 40)
+#      BOOST | BOOST_IRQ while the task waited (patch 37)
 #   21. a normal task running on CPU 1 while a real-time task waits there
-#      makes vCPU 1 ask BOOST_IRQ (patch 41)
+#      makes vCPU 1 ask BOOST_IRQ (patch 38)
 #
 # On a kernel without pvsched (the baseline) the guests run with
 # --no-pvsched.
@@ -388,14 +388,14 @@ else
 	grep -E '^(ACTIVE|rtspin)|pvsched_guest' "$CON" | sed 's/^/# /'
 	echo "# registrations, unregistrations, refusals: $(jq -c '[.vcpu[].guest_seen | .registrations, .unregistrations, .refusals]' "$OUT" 2>/dev/null)"
 	check "linux pvsched: --refuse-areas: every registration refused (#GP), the guest says so and its context switch publishes nothing" \
-		eval 'test $rc = 10 && grep -q "pvsched_guest: CPU 0: area at 0x[0-9a-f]* refused: refused by the host (#GP)" "$CON" && grep -q "pvsched_guest: CPU 1: area at 0x[0-9a-f]* refused: refused by the host (#GP)" "$CON" && grep -q "^ACTIVE: 0$" "$CON" && grep -q "^rtspin: cpu 1, FIFO 50, [0-9]* spins, [0-9]* sleeps$" "$CON" && jqt "[.vcpu[].guest_seen | .registrations, .unregistrations, .refusals] == [0, 0, 1, 0, 0, 1] and ([.vcpu[].pvsched_area] == [null, null])"'
+		eval 'test $rc = 10 && grep -q "pvsched_guest: CPU 0: area at 0x[0-9a-f]* refused by the host (#GP)" "$CON" && grep -q "pvsched_guest: CPU 1: area at 0x[0-9a-f]* refused by the host (#GP)" "$CON" && grep -q "^ACTIVE: 0$" "$CON" && grep -q "^rtspin: cpu 1, FIFO 50, [0-9]* spins, [0-9]* sleeps$" "$CON" && jqt "[.vcpu[].guest_seen | .registrations, .unregistrations, .refusals] == [0, 0, 1, 0, 0, 1] and ([.vcpu[].pvsched_area] == [null, null])"'
 
 	# 20: "an RT task waits here" ends when the task wakes, wherever:
 	# rtwait blocks at FIFO 50 on the isolated CPU 1 for 1 s and is moved
 	# to CPU 0 halfway, wakes there; CPU 1 then idles for 1 s with no
 	# real-time task waiting on it. While the task waits vCPU 1 asks
 	# BOOST | BOOST_IRQ (3), sampled; at the end its area must ask
-	# nothing (before patch 40 it kept asking until a real-time task ran
+	# nothing (before patch 37 it kept asking until a real-time task ran
 	# on CPU 1 again).
 	boot "console=ttyS0 quiet panic=-1 pvexit=11 isolcpus=1 l2run=pvsched-migrate" \
 		--pvsched=pvsched_boost
@@ -408,7 +408,7 @@ else
 	# 21: a normal task running while a real-time one waits on the same
 	# CPU: the wake-up's interrupt must find the vCPU boosted, or boost it
 	# if the host preempted the vCPU, so the vCPU asks BOOST_IRQ (2)
-	# meanwhile (before patch 41: nothing, and a timer that found the
+	# meanwhile (before patch 38: nothing, and a timer that found the
 	# vCPU preempted then waited behind the host's tasks). The run ends
 	# with both tasks on CPU 1: the area shows what vCPU 1 asks then.
 	boot "console=ttyS0 quiet panic=-1 pvexit=12 isolcpus=1 l2run=pvsched-waitbusy" \

@@ -37,7 +37,7 @@ PERIOD_US=20000
 BOOST_ITERATIONS=20
 BOOST_PERIOD_US=5000
 BOOST_KO=/lib/modules/pvsched_boost.ko
-DEFAULT_DRV=/proc/sys/kernel/pvsched_default_driver	# patch 23
+DEFAULT_DRV=/proc/sys/kernel/pvsched_default_driver	# patch 21
 # The irq payload: ticks per vCPU, the timer period (us) of halted vCPUs,
 # the CPU a spinning vCPU shares with a busy loop, and its timer period.
 # A tick that comes before the vCPU is back in HLT wakes nothing and is
