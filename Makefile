@@ -86,7 +86,7 @@ tests: kernel-tree
 	@cp ci/tests/run-suite.sh ci/tests/minivmm_test.sh ci/tests/l2-latency.sh \
 		ci/tests/l2-qemu.sh ci/tests/ct-summary.sh \
 		ci/tests/minivmm_linux_test.sh ci/tests/adversary.sh \
-		ci/tests/boot-rate.sh $(BUILD)/tests/
+		ci/tests/boot-rate.sh ci/tests/l2-tail-trace.sh $(BUILD)/tests/
 	@$(MAKE) -s --no-print-directory -C vmm linux-guest
 	@mkdir -p $(BUILD)/tests/linux
 	@cp vmm/tests/linux-guest/initrd.cpio $(BUILD)/tests/linux/

@@ -6,16 +6,20 @@
 # costs exits): "CT-STATUS rc", cyclictest's messages as "CT-OUT ...",
 # the histogram's non-empty buckets as "CT-H us count", cyclictest's
 # summary as "CT-S ...", and "CT-GUEST enable=Y|N" (the guest driver's
-# pvsched_guest.enable).
+# pvsched_guest.enable). ct.break=US stops cyclictest at the first
+# wake-up later than US (its -b), for tracing the host at that moment
+# (ci/tests/l2-tail-trace.sh).
 interval=500
 loops=5000
 delay=0
+brk=
 read -r cmdline < /proc/cmdline
 for arg in $cmdline; do
 	case $arg in
 	ct.interval=*) interval=${arg#ct.interval=} ;;
 	ct.loops=*) loops=${arg#ct.loops=} ;;
 	ct.delay=*) delay=${arg#ct.delay=} ;;
+	ct.break=*) brk=${arg#ct.break=} ;;
 	esac
 done
 # cyclictest's shared-memory snapshot wants /dev/shm.
@@ -23,7 +27,7 @@ mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm
 echo "CT-START"
 sleep "$delay"
 cyclictest -m -q -p 90 -i "$interval" -l "$loops" -h 100000 \
-	--histfile=/tmp/hist > /tmp/ct.out 2>&1
+	${brk:+-b "$brk"} --histfile=/tmp/hist > /tmp/ct.out 2>&1
 rc=$?
 echo "CT-STATUS $rc"
 sed 's/^/CT-OUT /' /tmp/ct.out
