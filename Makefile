@@ -6,8 +6,9 @@
 #   make check         host unit tests + regression suite in QEMU
 #   make kernel        the patched kernel: build/bzImage, build/vmlinux,
 #                      build/modules/pvsched_count.ko
-#   make guest         the main kernel with suspend, hibernation and kexec,
-#                      as a Linux guest: build/guest/bzImage
+#   make guest         the main kernel with suspend, hibernation and kexec
+#                      and the guest driver as a module, as a Linux guest:
+#                      build/guest/bzImage, build/guest/initrd.cpio
 #   make selftest      the series' KVM selftest, static:
 #                      build/tests/kvm_pvsched_test
 #   make suite         the in-VM suite: build/tests, the selftest, the
@@ -61,10 +62,14 @@ kernel: kernel-tree
 debug: kernel-tree
 	@kernel/scripts/kbuild.sh build debug
 
-# The main kernel with suspend, hibernation and kexec, as the Linux guest
-# of minivmm_linux_test.sh's power management boot.
+# The main kernel with suspend, hibernation and kexec and the guest
+# driver as a module, as the Linux guest of minivmm_linux_test.sh's power
+# management and module boots, with its initramfs.
 guest: kernel-tree
 	@kernel/scripts/kbuild.sh build guest
+	@$(MAKE) -s --no-print-directory -C vmm linux-guest
+	@ci/guest-initrd.sh $(BUILD)/guest vmm/tests/linux-guest/initrd.cpio \
+		$(BUILD)/guest/initrd.cpio
 
 base: kernel-tree
 	@kernel/scripts/kbuild.sh build base

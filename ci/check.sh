@@ -434,7 +434,7 @@ case "${1:-}" in
 esac
 
 # make check builds all of it first (the Makefile's build graph).
-for f in bzImage debug/bzImage guest/bzImage base/bzImage bpf/pvsched-bpf \
+for f in bzImage debug/bzImage guest/bzImage guest/initrd.cpio base/bzImage bpf/pvsched-bpf \
 	 modules/pvsched_test_drv.ko debug/modules/pvsched_test_drv.ko \
 	 tests/pvsched_counts_test tests/kvm_pvsched_test tests/kvm_tsc_test \
 	 tests/run-suite.sh tests/adversary.sh tests/victim; do
@@ -547,6 +547,7 @@ for k in main debug; do
 		ci/vm-run -d -q -s 1 -l "$log" -a "quiet kvm_amd.vls=0" -k "$kdir" \
 			-t "$vm_timeout" -f "$kdir/bzImage:/tests/linux/bzImage" \
 			-f "$BUILD/guest/bzImage:/tests/linux/bzImage-pm" \
+			-f "$BUILD/guest/initrd.cpio:/tests/linux/initrd-pm.cpio" \
 			sh -c "L2_TIMEOUT=$l2_timeout /tests/run-suite.sh minivmm_linux_test.sh"
 		rc=$?
 		if [ $try = 3 ] || grep -q '^PVSCHED-EXIT-STATUS=' "$log"; then

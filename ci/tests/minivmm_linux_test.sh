@@ -56,6 +56,13 @@
 #      BOOST | BOOST_IRQ while the task waited (patch 37)
 #   21. a normal task running on CPU 1 while a real-time task waits there
 #      makes vCPU 1 ask BOOST_IRQ (patch 38)
+#   22. the guest driver as a module (the guest variant, make guest):
+#      loaded, both vCPUs register; unloaded while a FIFO 50 task that
+#      blocked on CPU 1 sleeps, both unregister; loaded again, both
+#      register again, and vCPU 1 asks BOOST | BOOST_IRQ while that task
+#      sleeps (its count from the first load forgotten at the unload,
+#      patch 42; kept, vCPU 1 asked nothing there) and priority 70 for a
+#      FIFO 70 loop
 #
 # On a kernel without pvsched (the baseline) the guests run with
 # --no-pvsched.
@@ -69,13 +76,16 @@
 #
 # Environment: MINIVMM (minivmm), L2_KERNEL (/tests/linux/bzImage),
 # L2_PM_KERNEL (/tests/linux/bzImage-pm: the guest variant, make guest,
-# for 18), L2_INITRD (/tests/linux/initrd.cpio), L2_TIMEOUT (seconds per
-# boot, 60).
+# for 18 and 22), L2_PM_INITRD (/tests/linux/initrd-pm.cpio: its
+# initramfs, with the guest driver module), L2_INITRD
+# (/tests/linux/initrd.cpio), L2_TIMEOUT (seconds per boot, 60).
 # shellcheck disable=SC2016 # jq filters
 
 MINIVMM=${MINIVMM:-minivmm}
 KERNEL=${L2_KERNEL:-/tests/linux/bzImage}
 PM_KERNEL=${L2_PM_KERNEL:-/tests/linux/bzImage-pm}
+PM_INITRD=${L2_PM_INITRD:-/tests/linux/initrd-pm.cpio}
+module_test="the guest driver as a module: loaded, unloaded while a FIFO 50 task sleeps on CPU 1, loaded again: both vCPUs register, unregister, register again; vCPU 1 asks for that task while it sleeps, and priority 70 for a FIFO 70 loop"
 INITRD=${L2_INITRD:-/tests/linux/initrd.cpio}
 TIMEOUT=${L2_TIMEOUT:-60}
 HUNG=143			# minivmm stopped by the timeout's SIGTERM
@@ -167,7 +177,7 @@ err() {
 # A write to the shell's FIFO after minivmm is gone must not kill us.
 trap '' PIPE
 echo "TAP version 13"
-echo "1..21"
+echo "1..22"
 for f in "$KERNEL" "$INITRD"; do
 	if [ ! -f "$f" ]; then
 		echo "Bail out! $f missing"
@@ -308,7 +318,8 @@ if [ -n "$NO_PVSCHED" ]; then
 		 "hibernation up to the image (pm_test=core): both vCPUs unregister their areas and register them again" \
 		 "--refuse-areas: every registration refused (#GP), the guest says so and its context switch publishes nothing" \
 		 "a FIFO 50 task blocked on CPU 1, moved to CPU 0 while it sleeps: vCPU 1 asks while it waits, and nothing once it woke on CPU 0" \
-		 "a normal busy loop on CPU 1 while a FIFO 50 task waits there: vCPU 1 asks for a boost to take interrupts (BOOST_IRQ)"; do
+		 "a normal busy loop on CPU 1 while a FIFO 50 task waits there: vCPU 1 asks for a boost to take interrupts (BOOST_IRQ)" \
+		 "$module_test"; do
 		skip "linux pvsched: $t" "the kernel has no pvsched"
 	done
 else
@@ -362,18 +373,18 @@ else
 	# 18: hibernation with pm_test=core, in the guest kernel that has it
 	# (make guest): CPU 1 goes offline and online, CPU 0 goes through
 	# syscore_suspend() and syscore_resume().
-	if [ -f "$PM_KERNEL" ]; then
-		main_kernel=$KERNEL
-		KERNEL=$PM_KERNEL
+	if [ -f "$PM_KERNEL" ] && [ -f "$PM_INITRD" ]; then
+		main_kernel=$KERNEL main_initrd=$INITRD
+		KERNEL=$PM_KERNEL INITRD=$PM_INITRD
 		boot "console=ttyS0 quiet panic=-1 pvexit=9 l2run=pvsched-pm" \
 			--pvsched=pvsched_boost
-		KERNEL=$main_kernel
+		KERNEL=$main_kernel INITRD=$main_initrd
 		echo "# hibernation boot: ${secs}s"
 		grep -E '^(HIBERNATE|ONLINE):|pvsched_guest|PM: ' "$CON" | sed 's/^/# /'
 		echo "# registrations, unregistrations: $(jq -c '[.vcpu[].guest_seen | .registrations, .unregistrations]' "$OUT" 2>/dev/null)"
 	else
 		rc=none
-		echo "# $PM_KERNEL missing: make guest"
+		echo "# $PM_KERNEL or $PM_INITRD missing: make guest"
 	fi
 	check "linux pvsched: hibernation up to the image (pm_test=core): both vCPUs unregister their areas and register them again" \
 		eval 'test $rc = 9 && grep -q "^HIBERNATE: ok$" "$CON" && grep -q "^ONLINE: 0-1$" "$CON" && jqt "[.vcpu[].guest_seen | .registrations, .unregistrations] == [2, 1, 2, 1] and ([.vcpu[].pvsched_area.version] == [1, 1])"'
@@ -416,8 +427,31 @@ else
 	echo "# wait-busy boot: ${secs}s; vCPU 1 asks at the end: $(jq -c '.vcpu[1].pvsched_area.guest_flags' "$OUT" 2>/dev/null)"
 	check "linux pvsched: a normal busy loop on CPU 1 while a FIFO 50 task waits there: vCPU 1 asks for a boost to take interrupts (BOOST_IRQ)" \
 		eval 'test $rc = 12 && jqt ".vcpu[1].pvsched_area.guest_flags == 2"'
+
+	# 22: the guest driver as a module, in the guest variant (make
+	# guest), loaded, unloaded and loaded again while a FIFO 50 task
+	# on the isolated CPU 1 works 1 ms and sleeps 1 s. The run ends
+	# with that task asleep: vCPU 1 must ask BOOST | BOOST_IRQ (3) for
+	# it. A count kept from before the unload (the task's
+	# pvsched_wait_cpu) would take the new load's count below zero at
+	# its first wake-up, and vCPU 1 would ask nothing (0) there.
+	if [ -f "$PM_KERNEL" ] && [ -f "$PM_INITRD" ]; then
+		main_kernel=$KERNEL main_initrd=$INITRD
+		KERNEL=$PM_KERNEL INITRD=$PM_INITRD
+		boot "console=ttyS0 quiet panic=-1 pvexit=13 isolcpus=1 l2run=pvsched-module" \
+			--pvsched=pvsched_boost
+		KERNEL=$main_kernel INITRD=$main_initrd
+		echo "# module boot: ${secs}s"
+		grep -E '^(BEFORE|INSMOD|ACTIVE|RMMOD|AFTER RMMOD|rtspin)|pvsched_guest' "$CON" | sed 's/^/# /'
+		echo "# registrations, unregistrations; vCPU 1 asked, and its area at the end: $(jq -c '[[.vcpu[].guest_seen | .registrations, .unregistrations], .vcpu[1].guest_seen.prio_max, .vcpu[1].pvsched_area.guest_flags]' "$OUT" 2>/dev/null)"
+	else
+		rc=none
+		echo "# $PM_KERNEL or $PM_INITRD missing: make guest"
+	fi
+	check "linux pvsched: $module_test" \
+		eval 'test $rc = 13 && grep -q "^BEFORE: .*No such file or directory$" "$CON" && grep -q "^ACTIVE: 1$" "$CON" && grep -q "^RMMOD: ok$" "$CON" && grep -q "^AFTER RMMOD: .*No such file or directory$" "$CON" && grep -q "^ACTIVE AGAIN: 1$" "$CON" && test "$(grep -c "pvsched_guest: MSR_KVM_PVSCHED, area version 1, 2 CPUs online" "$CON")" = 2 && grep -q "^rtspin: cpu 1, FIFO 70, [0-9]* spins$" "$CON" && jqt "[.vcpu[].guest_seen | .registrations, .unregistrations] == [2, 1, 2, 1] and .vcpu[1].guest_seen.prio_max == 70 and .vcpu[1].pvsched_area.guest_flags == 3 and .vcpu[0].guest_seen.prio_max == 0"'
 fi
 
 echo "# $((NR - FAILED)) passed, $FAILED failed"
-[ "$NR" = 21 ] || { echo "# planned 21, ran $NR"; exit 1; }
+[ "$NR" = 22 ] || { echo "# planned 22, ran $NR"; exit 1; }
 [ "$FAILED" = 0 ]
