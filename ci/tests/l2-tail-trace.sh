@@ -9,11 +9,16 @@
 # among them.
 #
 #   l2-tail-trace.sh [-b US] [-l LOOPS] [-H HOGS] [-n LINES] -- MINIVMM_OPTION...
+#   l2-tail-trace.sh -q [-b US] [-l LOOPS] [-H HOGS] [-n LINES] [-- L2_QEMU_OPTION...]
 #
 # -b US     cyclictest's break threshold (1000)
 # -l LOOPS  cyclictest's loops at most (30000)
 # -H HOGS   busy loops, nice 0 (2)
 # -n LINES  how much of the trace to print (6000)
+# -q        the guest under Debian's QEMU (l2-qemu.sh, in an initramfs of
+#           ci/mkinitramfs.sh -q, such as make latency's in
+#           build/latency-qemu/main), not minivmm; the VM's driver is
+#           kernel.pvsched_default_driver, set before this runs
 #
 # Prints "TT-STATUS rc" (l2-latency.sh's), the guest's CT- lines, then the
 # trace between "TT-TRACE-BEGIN" and "TT-TRACE-END". For the hunt of
@@ -22,19 +27,22 @@ BREAK=1000
 LOOPS=30000
 HOGS=2
 LINES=6000
-while getopts b:l:H:n: opt; do
+QEMU=
+while getopts b:l:H:n:q opt; do
 	case $opt in
 	b) BREAK=$OPTARG ;;
 	l) LOOPS=$OPTARG ;;
 	H) HOGS=$OPTARG ;;
 	n) LINES=$OPTARG ;;
-	*) echo "usage: $0 [-b US] [-l LOOPS] [-H HOGS] [-n LINES] -- MINIVMM_OPTION..." >&2
+	q) QEMU=1 ;;
+	*) echo "usage: $0 [-q] [-b US] [-l LOOPS] [-H HOGS] [-n LINES] -- OPTION..." >&2
 	   exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 T=/sys/kernel/tracing
 CON=/tmp/l2-latency.con
+[ -z "$QEMU" ] || CON=/tmp/l2-qemu.con
 
 die() { echo "l2-tail-trace: $*" >&2; exit 1; }
 
@@ -51,8 +59,14 @@ for e in sched/sched_switch sched/sched_waking sched/sched_wakeup \
 done
 rm -f "$CON"
 echo 1 > "$T/tracing_on"
-"$(dirname "$0")/l2-latency.sh" -H "$HOGS" -t 1500 \
-	-a "ct.loops=$LOOPS ct.break=$BREAK" -- "$@" > /tmp/l2-tail.out &
+if [ -n "$QEMU" ]; then
+	"$(dirname "$0")/l2-qemu.sh" -H "$HOGS" -t 1500 \
+		-a "ct.interval=500 ct.loops=$LOOPS ct.break=$BREAK" "$@" \
+		> /tmp/l2-tail.out &
+else
+	"$(dirname "$0")/l2-latency.sh" -H "$HOGS" -t 1500 \
+		-a "ct.loops=$LOOPS ct.break=$BREAK" -- "$@" > /tmp/l2-tail.out &
+fi
 run=$!
 while kill -0 "$run" 2> /dev/null && ! grep -q '^CT-STATUS' "$CON" 2> /dev/null; do
 	sleep 0.01
