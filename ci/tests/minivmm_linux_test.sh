@@ -48,9 +48,9 @@
 #      make guest): each vCPU unregisters its area and registers it again
 #      (CPU 0 from syscore_suspend()/syscore_resume(), patch 33)
 #   19. a host that takes no area (minivmm --refuse-areas: #GP for each
-#      registration): the guest driver says so for each CPU and leaves
-#      its static key off (/sys/module/pvsched_guest/parameters/active
-#      is 0; 12 wants 1 there), patch 36
+#      registration): the guest driver says so for each CPU and probes
+#      nothing (/sys/module/pvsched_guest/parameters/active is 0; 12
+#      wants 1 there), patches 36 and 41
 #   20. a real-time task that blocked on CPU 1 and woke on CPU 0 (moved
 #      while it slept) leaves vCPU 1 asking nothing once it woke; it asked
 #      BOOST | BOOST_IRQ while the task waited (patch 37)
@@ -160,6 +160,21 @@ say_hung() {
 boot() {
 	boot1 "$@"
 	say_hung
+}
+
+# boot_variant APPEND [MINIVMM ARGS...]: boot the guest variant's kernel
+# and initramfs (make guest) instead of the main ones; false, with rc
+# "none" and a line saying so, if they are missing.
+boot_variant() {
+	if [ ! -f "$PM_KERNEL" ] || [ ! -f "$PM_INITRD" ]; then
+		rc=none
+		echo "# $PM_KERNEL or $PM_INITRD missing: make guest"
+		return 1
+	fi
+	main_kernel=$KERNEL main_initrd=$INITRD
+	KERNEL=$PM_KERNEL INITRD=$PM_INITRD
+	boot "$@"
+	KERNEL=$main_kernel INITRD=$main_initrd
 }
 
 # err DESC STATUS LINE ARGS...: minivmm ARGS exits STATUS, stderr is LINE.
@@ -373,26 +388,20 @@ else
 	# 18: hibernation with pm_test=core, in the guest kernel that has it
 	# (make guest): CPU 1 goes offline and online, CPU 0 goes through
 	# syscore_suspend() and syscore_resume().
-	if [ -f "$PM_KERNEL" ] && [ -f "$PM_INITRD" ]; then
-		main_kernel=$KERNEL main_initrd=$INITRD
-		KERNEL=$PM_KERNEL INITRD=$PM_INITRD
-		boot "console=ttyS0 quiet panic=-1 pvexit=9 l2run=pvsched-pm" \
-			--pvsched=pvsched_boost
-		KERNEL=$main_kernel INITRD=$main_initrd
+	if boot_variant "console=ttyS0 quiet panic=-1 pvexit=9 l2run=pvsched-pm" \
+		--pvsched=pvsched_boost; then
 		echo "# hibernation boot: ${secs}s"
 		grep -E '^(HIBERNATE|ONLINE):|pvsched_guest|PM: ' "$CON" | sed 's/^/# /'
 		echo "# registrations, unregistrations: $(jq -c '[.vcpu[].guest_seen | .registrations, .unregistrations]' "$OUT" 2>/dev/null)"
-	else
-		rc=none
-		echo "# $PM_KERNEL or $PM_INITRD missing: make guest"
 	fi
 	check "linux pvsched: hibernation up to the image (pm_test=core): both vCPUs unregister their areas and register them again" \
 		eval 'test $rc = 9 && grep -q "^HIBERNATE: ok$" "$CON" && grep -q "^ONLINE: 0-1$" "$CON" && jqt "[.vcpu[].guest_seen | .registrations, .unregistrations] == [2, 1, 2, 1] and ([.vcpu[].pvsched_area.version] == [1, 1])"'
 
 	# 19: a host that takes no area (minivmm --refuse-areas: #GP for
 	# each registration, as an MSR filter denying it gives): each CPU
-	# runs without one, and the guest driver leaves its static key off,
-	# so that the context switch does nothing for it.
+	# runs without one, and the guest driver probes none of the
+	# scheduler's tracepoints, so that the context switch does nothing
+	# for it.
 	boot "console=ttyS0 quiet panic=-1 pvexit=10 isolcpus=1 l2run=pvsched-refused" \
 		--pvsched=pvsched_boost --refuse-areas
 	echo "# refused boot: ${secs}s"
@@ -430,23 +439,16 @@ else
 
 	# 22: the guest driver as a module, in the guest variant (make
 	# guest), loaded, unloaded and loaded again while a FIFO 50 task
-	# on the isolated CPU 1 works 1 ms and sleeps 1 s. The run ends
+	# on the isolated CPU 1 works 1 ms and sleeps 0.7 s. The run ends
 	# with that task asleep: vCPU 1 must ask BOOST | BOOST_IRQ (3) for
 	# it. A count kept from before the unload (the task's
 	# pvsched_wait_cpu) would take the new load's count below zero at
 	# its first wake-up, and vCPU 1 would ask nothing (0) there.
-	if [ -f "$PM_KERNEL" ] && [ -f "$PM_INITRD" ]; then
-		main_kernel=$KERNEL main_initrd=$INITRD
-		KERNEL=$PM_KERNEL INITRD=$PM_INITRD
-		boot "console=ttyS0 quiet panic=-1 pvexit=13 isolcpus=1 l2run=pvsched-module" \
-			--pvsched=pvsched_boost
-		KERNEL=$main_kernel INITRD=$main_initrd
+	if boot_variant "console=ttyS0 quiet panic=-1 pvexit=13 isolcpus=1 l2run=pvsched-module" \
+		--pvsched=pvsched_boost; then
 		echo "# module boot: ${secs}s"
 		grep -E '^(BEFORE|INSMOD|ACTIVE|RMMOD|AFTER RMMOD|rtspin)|pvsched_guest' "$CON" | sed 's/^/# /'
 		echo "# registrations, unregistrations; vCPU 1 asked, and its area at the end: $(jq -c '[[.vcpu[].guest_seen | .registrations, .unregistrations], .vcpu[1].guest_seen.prio_max, .vcpu[1].pvsched_area.guest_flags]' "$OUT" 2>/dev/null)"
-	else
-		rc=none
-		echo "# $PM_KERNEL or $PM_INITRD missing: make guest"
 	fi
 	check "linux pvsched: $module_test" \
 		eval 'test $rc = 13 && grep -q "^BEFORE: .*No such file or directory$" "$CON" && grep -q "^ACTIVE: 1$" "$CON" && grep -q "^RMMOD: ok$" "$CON" && grep -q "^AFTER RMMOD: .*No such file or directory$" "$CON" && grep -q "^ACTIVE AGAIN: 1$" "$CON" && test "$(grep -c "pvsched_guest: MSR_KVM_PVSCHED, area version 1, 2 CPUs online" "$CON")" = 2 && grep -q "^rtspin: cpu 1, FIFO 70, [0-9]* spins$" "$CON" && jqt "[.vcpu[].guest_seen | .registrations, .unregistrations] == [2, 1, 2, 1] and .vcpu[1].guest_seen.prio_max == 70 and .vcpu[1].pvsched_area.guest_flags == 3 and .vcpu[0].guest_seen.prio_max == 0"'
