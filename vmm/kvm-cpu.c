@@ -552,7 +552,12 @@ static enum kvm_cpu_state kvm_cpu__linux_end(struct kvm_cpu *cpu,
 	return KVM_CPU_EXITED;
 }
 
-static enum kvm_cpu_state kvm_cpu__handle_exit(struct kvm_cpu *cpu)
+/*
+ * One exit that reached userspace, as KVM left it in cpu->run: the I/O
+ * dispatch of a guest's port, MMIO and MSR accesses (also what the fuzz
+ * targets of fuzz/ drive directly). The vCPU's state after it.
+ */
+enum kvm_cpu_state kvm_cpu__handle_exit(struct kvm_cpu *cpu)
 {
 	struct kvm_run *run = cpu->run;
 	bool linux_guest = cpu->kvm->linux_guest;

@@ -104,6 +104,7 @@ int kvm_cpu__set_fifo(struct kvm_cpu *cpu, unsigned int prio);
 void kvm_cpu__read_pvsched_area(struct kvm_cpu *cpu);
 void kvm_cpu__sample_guest_fields(struct kvm_cpu *cpu);
 void kvm_cpu__dump(struct kvm_cpu *cpu);
+enum kvm_cpu_state kvm_cpu__handle_exit(struct kvm_cpu *cpu);
 void *kvm_cpu__thread(void *arg);
 void kvm_cpu__kick(struct kvm_cpu *cpu);
 int kvm_cpu__check(const struct kvm_cpu *cpu, unsigned long long iterations,
