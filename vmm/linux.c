@@ -117,6 +117,48 @@ int linux__read_file(const char *path, void **buf, size_t *size,
 }
 
 /*
+ * Where the kernel wants to be, and how much room it needs there: a
+ * page-aligned pref_address from 1 MiB, init_size at least the
+ * protected-mode kernel, and all of it below the most RAM --mem gives
+ * (checked without a sum that can wrap: pref_address is the file's,
+ * any 64-bit value). -EINVAL and one line naming the field otherwise.
+ */
+static int linux__check_layout(const struct linux_image *img, char *err,
+			       size_t errlen)
+{
+	const __u64 max_ram = LINUX_MAX_MEM_MIB * MIB;
+	size_t kernel = img->size - img->setup_size;
+
+	if (img->init_size < kernel) {
+		snprintf(err, errlen,
+			 "bad setup header: init_size %#x is smaller than the protected-mode kernel's %zu bytes",
+			 img->init_size, kernel);
+		return -EINVAL;
+	}
+	if (img->pref_address < LINUX_HIGHMEM_START) {
+		snprintf(err, errlen,
+			 "bad setup header: pref_address %#llx is below 1 MiB",
+			 (unsigned long long)img->pref_address);
+		return -EINVAL;
+	}
+	if (img->pref_address % PAGE_SIZE_4K) {
+		snprintf(err, errlen,
+			 "bad setup header: pref_address %#llx is not 4 KiB-aligned",
+			 (unsigned long long)img->pref_address);
+		return -EINVAL;
+	}
+	if (img->pref_address > max_ram ||
+	    img->init_size > max_ram - img->pref_address) {
+		snprintf(err, errlen,
+			 "bad setup header: pref_address %#llx with init_size %#x does not fit below %llu MiB (the most --mem gives)",
+			 (unsigned long long)img->pref_address, img->init_size,
+			 LINUX_MAX_MEM_MIB);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
  * Check that @buf is a bzImage we can enter at startup_64, and read its
  * setup header into @img (which points into @buf). On error: -EINVAL and
  * what is wrong in @err.
@@ -170,7 +212,8 @@ int linux__parse(const void *buf, size_t size, struct linux_image *img,
 		img->hdr_end = SETUP_HDR_MAX_END;
 	if (img->hdr_end < SETUP_HDR_MIN_END || img->hdr_end > size) {
 		snprintf(err, errlen,
-			 "bad setup header: it ends at %#zx", img->hdr_end);
+			 "bad setup header: its length (the byte at 0x201) makes it end at %#zx",
+			 img->hdr_end);
 		return -EINVAL;
 	}
 	sects = b[HDR(setup_sects)] ?: DEFAULT_SETUP_SECTS;
@@ -189,15 +232,13 @@ int linux__parse(const void *buf, size_t size, struct linux_image *img,
 	img->pref_address = get64(b + HDR(pref_address));
 	img->cmdline_size = get32(b + HDR(cmdline_size));
 	img->initrd_addr_max = get32(b + HDR(initrd_addr_max));
-	if (img->init_size < size - img->setup_size ||
-	    img->pref_address < LINUX_HIGHMEM_START ||
-	    img->pref_address % PAGE_SIZE_4K) {
-		snprintf(err, errlen,
-			 "bad setup header: init_size %#x, pref_address %#llx",
-			 img->init_size, (unsigned long long)img->pref_address);
-		return -EINVAL;
-	}
-	return 0;
+	return linux__check_layout(img, err, errlen);
+}
+
+/* [@start, @start + @len) inside [0, @size), without wrapping. */
+static bool linux__fits(__u64 start, __u64 len, __u64 size)
+{
+	return start <= size && len <= size - start;
 }
 
 static unsigned long long mib_up(__u64 bytes)
@@ -222,7 +263,6 @@ int linux__plan(const struct linux_image *img, __u64 mem_size,
 	plan->mem_size = mem_size;
 	plan->load_addr = img->pref_address;
 	plan->entry = plan->load_addr + LINUX_ENTRY_64_OFFSET;
-	kernel_end = plan->load_addr + img->init_size;
 	if (cmdline_len > img->cmdline_size ||
 	    cmdline_len >= LINUX_CMDLINE_ROOM) {
 		snprintf(err, errlen,
@@ -231,14 +271,25 @@ int linux__plan(const struct linux_image *img, __u64 mem_size,
 			 img->cmdline_size : (__u32)LINUX_CMDLINE_ROOM - 1);
 		return -E2BIG;
 	}
-	if (kernel_end > mem_size) {
-		snprintf(err, errlen,
-			 "--mem=%llu: too little memory for the kernel: loaded at %#llx, it needs init_size %#x bytes from there, %llu MiB of RAM at least",
-			 (unsigned long long)(mem_size / MIB),
-			 (unsigned long long)plan->load_addr, img->init_size,
-			 mib_up(kernel_end));
+	/* No sum that can wrap: linux__parse() bounds them, others may not. */
+	if (!linux__fits(plan->load_addr, img->init_size, mem_size)) {
+		if (plan->load_addr > ~0ULL - img->init_size)
+			snprintf(err, errlen,
+				 "--mem=%llu: too little memory for the kernel: loaded at %#llx, it needs init_size %#x bytes from there, beyond any RAM",
+				 (unsigned long long)(mem_size / MIB),
+				 (unsigned long long)plan->load_addr,
+				 img->init_size);
+		else
+			snprintf(err, errlen,
+				 "--mem=%llu: too little memory for the kernel: loaded at %#llx, it needs init_size %#x bytes from there, %llu MiB of RAM at least",
+				 (unsigned long long)(mem_size / MIB),
+				 (unsigned long long)plan->load_addr,
+				 img->init_size,
+				 mib_up(plan->load_addr + img->init_size));
+		memset(plan, 0, sizeof(*plan));
 		return -E2BIG;
 	}
+	kernel_end = plan->load_addr + img->init_size;
 	if (!initrd_size)
 		return 0;
 	/* initrd_addr_max is the highest byte the initrd may use. */
@@ -299,6 +350,8 @@ void linux__setup_gdt(void *mem)
  * Copy the kernel, the initrd and the command line into guest memory
  * @mem (plan->mem_size bytes at GPA 0), and fill the zero page: the
  * setup header as the file has it, then the fields a boot loader writes.
+ * A plan that does not fit (not linux__plan()'s) is -E2BIG, nothing
+ * written.
  */
 int linux__load(void *mem, const struct linux_image *img,
 		const struct linux_plan *plan, const void *initrd,
@@ -309,7 +362,11 @@ int linux__load(void *mem, const struct linux_image *img,
 	char *m = mem;
 	unsigned int i, n;
 
-	if (plan->load_addr + (img->size - img->setup_size) > plan->mem_size)
+	if (!linux__fits(plan->load_addr, img->size - img->setup_size,
+			 plan->mem_size) ||
+	    !linux__fits(plan->initrd_addr, plan->initrd_size,
+			 plan->mem_size) ||
+	    plan->mem_size < LINUX_LOWMEM_END)
 		return -E2BIG;
 	memcpy(m + plan->load_addr, img->buf + img->setup_size,
 	       img->size - img->setup_size);

@@ -9,7 +9,8 @@
 # whole kernel), the port and MMIO accesses a Linux guest makes at boot
 # (the 8250's probe and console, the PCI probe of arch/x86/pci/, the
 # i8042 and CMOS, the debug exit, MSR_KVM_PVSCHED), a payload's ucalls,
-# and the command lines of vmm/README.md.
+# and the command lines of vmm/README.md; and the regression inputs
+# (regress-*) of the bugs the targets found, each failing before its fix.
 
 import os
 import struct
@@ -93,6 +94,21 @@ write('linux', 'init-size-small', linux(64, CMDLINE, b'',
 write('linux', 'pref-address-low', linux(64, CMDLINE, b'',
                                          bzimage(pref_address=0x1000)))
 
+
+
+# The review's case (issue 37): pref_address 0xfffffffffffff000 passed
+# the checks, pref_address + init_size wrapped below --mem, and the
+# kernel was copied to 4 KiB below guest RAM.
+write('linux', 'regress-pref-address-wrap', linux(
+    64, CMDLINE, b'', bzimage(pref_address=0xfffffffffffff000,
+                              init_size=0x2000000)))
+# What fuzz_linux found first on the same code: the sum wraps too.
+write('linux', 'regress-pref-address-wrap-init-size', linux(
+    64, CMDLINE, b'', bzimage(pref_address=0xffffffff01000000,
+                              init_size=0xffffffff)))
+write('linux', 'regress-pref-address-wrap-initrd', linux(
+    64, CMDLINE, INITRD, bzimage(pref_address=0xfffffffffffff000,
+                                 init_size=0x2000000)))
 
 
 # --- io: machine byte, then records: u8 kind, u8 vcpu, u8 size,

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "linux.h"
@@ -98,6 +99,20 @@ static int parse_hdr(const struct fake_hdr *h, struct linux_image *img)
 	return linux__parse(b, h->size, img, err, sizeof(err));
 }
 
+/* The header's length byte (0x201) cuts it before init_size. */
+static void test_parse_hdr_len(void)
+{
+	static unsigned char b[KERNEL_SIZE];
+	struct linux_image img;
+
+	fake_bzimage(b, &good);
+	b[0x201] = 0x10;
+	err[0] = '\0';
+	ok(linux__parse(b, KERNEL_SIZE, &img, err, sizeof(err)) == -EINVAL &&
+	   !strcmp(err, "bad setup header: its length (the byte at 0x201) makes it end at 0x212"),
+	   "a header too short for init_size: '%s'", err);
+}
+
 static void test_parse(void)
 {
 	struct linux_image img;
@@ -147,6 +162,36 @@ static void test_parse(void)
 	h.pref_address = 0x1000;
 	ok(parse_hdr(&h, &img) == -EINVAL && strstr(err, "pref_address 0x1000"),
 	   "pref_address below 1 MiB: '%s'", err);
+	ok(!strcmp(err, "bad setup header: pref_address 0x1000 is below 1 MiB"),
+	   "the message names the field: '%s'", err);
+	h.pref_address = 0x1000800;
+	ok(parse_hdr(&h, &img) == -EINVAL &&
+	   !strcmp(err, "bad setup header: pref_address 0x1000800 is not 4 KiB-aligned"),
+	   "pref_address not page-aligned: '%s'", err);
+	h = good;
+	h.init_size = 100;
+	parse_hdr(&h, &img);
+	ok(!strcmp(err, "bad setup header: init_size 0x64 is smaller than the protected-mode kernel's 7168 bytes"),
+	   "init_size too small, the message names the field: '%s'", err);
+	/* Issue 37's review case: pref_address + init_size wrapped. */
+	h = good;
+	h.pref_address = 0xfffffffffffff000ULL;
+	h.init_size = 0x2000000;
+	ok(parse_hdr(&h, &img) == -EINVAL &&
+	   !strcmp(err, "bad setup header: pref_address 0xfffffffffffff000 with init_size 0x2000000 does not fit below 3072 MiB (the most --mem gives)"),
+	   "pref_address 0xfffffffffffff000, init_size 0x2000000 refused: '%s'",
+	   err);
+	h.pref_address = 0xffffffff01000000ULL;
+	h.init_size = 0xffffffff;
+	ok(parse_hdr(&h, &img) == -EINVAL && strstr(err, "does not fit below"),
+	   "pref_address 0xffffffff01000000, init_size 0xffffffff refused: '%s'",
+	   err);
+	h.pref_address = 3 * 1024 * MIB - 0x100000;
+	h.init_size = 0x100000;
+	ok(!parse_hdr(&h, &img), "a kernel that ends at 3 GiB: taken");
+	h.init_size = 0x101000;
+	ok(parse_hdr(&h, &img) == -EINVAL, "one page more: refused");
+	test_parse_hdr_len();
 }
 
 static int plan(const struct fake_hdr *h, __u64 mem, size_t initrd,
@@ -158,6 +203,31 @@ static int plan(const struct fake_hdr *h, __u64 mem, size_t initrd,
 		return -100;
 	err[0] = '\0';
 	return linux__plan(&img, mem, initrd, cmdline, p, err, sizeof(err));
+}
+
+/*
+ * Issue 37: an image whose pref_address + init_size wraps (as
+ * linux__parse() no longer hands out, so made by hand) must not fit any
+ * --mem, with or without an initrd.
+ */
+static void test_plan_wrap(void)
+{
+	struct linux_image img;
+	struct linux_plan p;
+	int ret;
+
+	parse_hdr(&good, &img);
+	img.pref_address = 0xfffffffffffff000ULL;
+	img.init_size = 0x2000000;
+	err[0] = '\0';
+	ret = linux__plan(&img, 64 * MIB, 0, 10, &p, err, sizeof(err));
+	ok(ret == -E2BIG &&
+	   !strcmp(err, "--mem=64: too little memory for the kernel: loaded at 0xfffffffffffff000, it needs init_size 0x2000000 bytes from there, beyond any RAM"),
+	   "plan: pref_address + init_size wrapping below --mem: %d '%s'",
+	   ret, err);
+	err[0] = '\0';
+	ret = linux__plan(&img, 64 * MIB, 4096, 10, &p, err, sizeof(err));
+	ok(ret == -E2BIG, "plan: the same with an initrd: %d '%s'", ret, err);
 }
 
 static void test_plan(void)
@@ -193,6 +263,7 @@ static void test_plan(void)
 	ok(plan(&good, 256 * MIB, 0, 2048, &p) == -E2BIG &&
 	   !strcmp(err, "--append: 2048 characters, the kernel takes at most 2047"),
 	   "2048 characters: '%s'", err);
+	test_plan_wrap();
 }
 
 static void test_e820(void)
@@ -252,6 +323,63 @@ static void test_load(void)
 	ok(gdt[2] == 0x00af9b000000ffffULL && gdt[3] == 0x00cf93000000ffffULL,
 	   "boot GDT: __BOOT_CS 64-bit code, __BOOT_DS data, 4 GiB flat");
 	free(mem);
+}
+
+/*
+ * Issue 37: linux__load() with a plan whose kernel range wraps (from a
+ * caller that did not use linux__plan()) refuses it and writes nothing.
+ * In a child, with guest RAM between two inaccessible pages: a write
+ * outside it kills the child, not the tests.
+ */
+static void test_load_wrap(void)
+{
+	static unsigned char b[KERNEL_SIZE];
+	const size_t mem_size = 64 * MIB;
+	struct linux_image img;
+	struct linux_plan p;
+	int st, ret;
+	char *mem;
+	pid_t pid;
+
+	fake_bzimage(b, &good);
+	linux__parse(b, KERNEL_SIZE, &img, err, sizeof(err));
+	memset(&p, 0, sizeof(p));
+	p.mem_size = mem_size;
+	p.load_addr = 0xfffffffffffff000ULL;
+	p.entry = p.load_addr + LINUX_ENTRY_64_OFFSET;
+	pid = fork();
+	if (!pid) {
+		mem = mmap(NULL, mem_size + 8192, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (mem == MAP_FAILED ||
+		    mprotect(mem + 4096, mem_size, PROT_READ | PROT_WRITE))
+			_exit(2);
+		ret = linux__load(mem + 4096, &img, &p, NULL, "console=ttyS0");
+		_exit(ret == -E2BIG ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && !WEXITSTATUS(st),
+	   "load: a kernel range that wraps is refused (child %s %d)",
+	   WIFEXITED(st) ? "exited" : "killed by signal",
+	   WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	p.load_addr = 0x1000000;
+	p.initrd_addr = 0xfffffffffffff000ULL;
+	p.initrd_size = 0x2000;
+	pid = fork();
+	if (!pid) {
+		mem = mmap(NULL, mem_size + 8192, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (mem == MAP_FAILED ||
+		    mprotect(mem + 4096, mem_size, PROT_READ | PROT_WRITE))
+			_exit(2);
+		ret = linux__load(mem + 4096, &img, &p, b, "console=ttyS0");
+		_exit(ret == -E2BIG ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && !WEXITSTATUS(st),
+	   "load: an initrd range that wraps is refused (child %s %d)",
+	   WIFEXITED(st) ? "exited" : "killed by signal",
+	   WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 }
 
 static void test_mptable(void)
@@ -373,6 +501,7 @@ static int lines(const char *s)
 static void test_fake_runs(void)
 {
 	char bz[4200], bad[4200], args[9000];
+	struct fake_hdr h;
 	FILE *f;
 
 	write_bzimage("bzImage", &good, bz, sizeof(bz));
@@ -457,6 +586,15 @@ static void test_fake_runs(void)
 	      strstr(errout, "/none: No such file or directory\n") &&
 	      lines(errout) == 1,
 	      "no such initrd: one line, status 3");
+	h = good;
+	h.pref_address = 0xfffffffffffff000ULL;
+	h.init_size = 0x2000000;
+	write_bzimage("wrap", &h, bad, sizeof(bad));
+	snprintf(args, sizeof(args), "--kernel=%s --mem=256", bad);
+	run("", args, NULL);
+	check(status == 3 && strstr(errout, "/wrap: bad setup header: pref_address 0xfffffffffffff000 with init_size 0x2000000 does not fit below 3072 MiB (the most --mem gives)\n") &&
+	      lines(errout) == 1,
+	      "issue 37's pref_address 0xfffffffffffff000: one line, status 3");
 	snprintf(args, sizeof(args), "--kernel=%s --mem=16", bz);
 	run("", args, NULL);
 	check(status == 3 && one_line(errout, "minivmm: --mem=16: too little memory for the kernel: loaded at 0x1000000, it needs init_size 0x100000 bytes from there, 17 MiB of RAM at least\n"),
@@ -731,6 +869,7 @@ void test_linux(void)
 	test_plan();
 	test_e820();
 	test_load();
+	test_load_wrap();
 	test_mptable();
 	test_fake_runs();
 	test_pci_runs();
