@@ -235,6 +235,11 @@ payload += ram(0x8100, 2) + outp(0x510, 0x8100, 4)
 payload += outp(0x510, 0xfffffff8, 4) + ram(0x8100, 3) + ram(0x8108, 0x10d)
 payload += outp(0x510, 0x8100, 4) + inp(0x3f8) + mmio(0x1000) + wrmsr(1)
 write('io', 'payload-io', payload)
+# What fuzz_io found first: the fake's KVM_SET_PVSCHED_AREA and
+# MSR_KVM_PVSCHED check gpa + 64 > guest memory wrapped, and it took an
+# area 64 bytes below guest RAM (and wrote its version there).
+write('io', 'regress-fake-area-gpa-wrap', machine(vcpus=1) +
+      wrmsr(0xffffffffffffffc1) + main(2) + main(3) + wrmsr(0))
 
 
 # --- options: argv[1..], NUL-separated.

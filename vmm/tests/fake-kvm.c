@@ -644,8 +644,9 @@ static int __fake_set_area(struct fake_vcpu *v,
 		return fail(ENOTTY);
 	if (err && (!only || strtoul(only, NULL, 10) == v->id))
 		return fail(atoi(err));
-	if (a->flags || a->gpa % PVSCHED_AREA_SIZE ||
-	    a->gpa + PVSCHED_AREA_SIZE > guest_size)
+	/* No sum that can wrap: the guest chooses the GPA (the MSR). */
+	if (a->flags || a->gpa % PVSCHED_AREA_SIZE || a->gpa > guest_size ||
+	    guest_size - a->gpa < PVSCHED_AREA_SIZE)
 		return fail(EINVAL);
 	for (i = 0; a->gpa && i < MINIVMM_MAX_VCPUS_FAKE; i++) {
 		if (vcpus[i] && vcpus[i] != v && vcpus[i]->area_gpa == a->gpa)
