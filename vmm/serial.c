@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <termios.h>
 #include <time.h>
@@ -250,13 +252,80 @@ size_t serial__receive(struct serial *s, const __u8 *buf, size_t len)
 	return n;
 }
 
+/*
+ * The console's writer thread: the ring to out_fd, a chunk at a time,
+ * in order. It holds the ring's lock only to take a chunk; it can be
+ * cancelled only inside write(), by serial__console_stop() giving up.
+ */
+static void *serial__console_writer(void *arg)
+{
+	struct serial_console *c = arg;
+	__u8 chunk[SERIAL_OUT_CHUNK];
+	unsigned int n, done;
+	ssize_t w;
+
+	pthread_setname_np(pthread_self(), SERIAL_CONSOLE_THREAD);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	pthread_mutex_lock(&c->out_lock);
+	for (;;) {
+		while (!c->out_count && !c->stopping)
+			pthread_cond_wait(&c->out_cond, &c->out_lock);
+		if (!c->out_count)
+			break;
+		n = c->out_count < sizeof(chunk) ? c->out_count : sizeof(chunk);
+		if (n > SERIAL_OUT_RING - c->out_head)
+			n = SERIAL_OUT_RING - c->out_head;
+		memcpy(chunk, c->out + c->out_head, n);
+		c->out_head = (c->out_head + n) % SERIAL_OUT_RING;
+		c->out_count -= n;
+		c->writing = true;
+		c->inflight = n;
+		pthread_mutex_unlock(&c->out_lock);
+
+		for (done = 0; done < n; done += w) {
+			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+			w = write(c->out_fd, chunk + done, n - done);
+			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w <= 0)
+				break;
+			__atomic_store_n(&c->inflight, n - done - w,
+					 __ATOMIC_RELAXED);
+		}
+
+		pthread_mutex_lock(&c->out_lock);
+		if (done < n)
+			c->dropped += n - done;	/* out_fd failed */
+		c->writing = false;
+		c->inflight = 0;
+		pthread_cond_broadcast(&c->out_cond);
+	}
+	pthread_mutex_unlock(&c->out_lock);
+	return NULL;
+}
+
 void serial__console_start(struct serial_console *c, int in_fd, int out_fd)
 {
+	sigset_t all, old;
 	struct termios raw;
+	int err;
 
 	memset(c, 0, sizeof(*c));
 	c->in_fd = in_fd;
 	c->out_fd = out_fd;
+	c->drain_ms = SERIAL_OUT_DRAIN_MS;
+	pthread_mutex_init(&c->out_lock, NULL);
+	pthread_cond_init(&c->out_cond, NULL);
+	/* The writer takes no signal: the main thread handles them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&c->writer, NULL, serial__console_writer, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		fprintf(stderr, "minivmm: console: no writer thread (%s): the guest's output is written as it comes\n",
+			strerror(err));
+	c->writer_running = !err;
 	if (!isatty(in_fd) || tcgetattr(in_fd, &c->saved))
 		return;
 	raw = c->saved;
@@ -267,22 +336,81 @@ void serial__console_start(struct serial_console *c, int in_fd, int out_fd)
 		c->raw = true;
 }
 
+/*
+ * Wait up to c->drain_ms for the writer to write the ring, then stop
+ * it: what is left is dropped. Once the vCPUs are joined; again
+ * after that, or without a serial__console_start(), it does nothing.
+ */
+static void serial__console_stop_writer(struct serial_console *c)
+{
+	struct timespec ts;
+	bool drained = true;
+
+	if (!c->writer_running)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += c->drain_ms / 1000;
+	ts.tv_nsec += c->drain_ms % 1000 * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&c->out_lock);
+	c->stopping = true;
+	pthread_cond_broadcast(&c->out_cond);
+	while ((c->out_count || c->writing) && drained)
+		drained = !pthread_cond_timedwait(&c->out_cond, &c->out_lock,
+						  &ts);
+	if (!drained)
+		c->dropped += c->out_count +
+			      __atomic_load_n(&c->inflight, __ATOMIC_RELAXED);
+	c->out_count = 0;
+	pthread_mutex_unlock(&c->out_lock);
+	if (!drained)
+		pthread_cancel(c->writer);	/* it is blocked in write() */
+	pthread_join(c->writer, NULL);
+	c->writer_running = false;
+	pthread_cond_destroy(&c->out_cond);
+	pthread_mutex_destroy(&c->out_lock);
+	if (c->dropped)
+		fprintf(stderr,
+			"minivmm: console: %llu bytes of the guest's output dropped: its output did not keep up\n",
+			c->dropped);
+}
+
 void serial__console_stop(struct serial_console *c)
 {
+	serial__console_stop_writer(c);
 	if (c->raw)
 		tcsetattr(c->in_fd, TCSANOW, &c->saved);
 	c->raw = false;
 }
 
-/* The UART's tx callback: one byte to the console, as it comes. */
+/*
+ * The UART's tx callback, under the UART's lock: one byte into the
+ * ring for the writer; dropped and counted if the ring is full. Without
+ * a writer thread (it could not be created) the byte is written here.
+ */
 void serial__console_tx(void *console, __u8 byte)
 {
 	struct serial_console *c = console;
 	ssize_t n;
 
-	do {
-		n = write(c->out_fd, &byte, 1);
-	} while (n < 0 && errno == EINTR);
+	if (!c->writer_running) {
+		do {
+			n = write(c->out_fd, &byte, 1);
+		} while (n < 0 && errno == EINTR);
+		return;
+	}
+	pthread_mutex_lock(&c->out_lock);
+	if (c->out_count == SERIAL_OUT_RING) {
+		c->dropped++;
+	} else {
+		c->out[(c->out_head + c->out_count) % SERIAL_OUT_RING] = byte;
+		if (!c->out_count++)
+			pthread_cond_broadcast(&c->out_cond);
+	}
+	pthread_mutex_unlock(&c->out_lock);
 }
 
 /*

@@ -115,13 +115,43 @@ bool serial__irq_line(const struct serial *s);
  * stdin a terminal, it is put in raw mode (restored by
  * serial__console_stop()) so that the guest sees each key, Ctrl-C
  * included, and Ctrl-A x asks minivmm to stop (SERIAL_CONSOLE_QUIT).
+ *
+ * Output: serial__console_tx(), the UART's tx callback, runs on a vCPU's
+ * thread with the UART's lock held, so it never writes: it puts the
+ * byte in a ring of SERIAL_OUT_RING bytes, under a lock of its own held
+ * only to copy, and a writer thread writes the ring to @out_fd, in
+ * order, holding no lock while it writes. An @out_fd that blocks (a
+ * stdout nobody reads) stops the writer alone: the UART, the vCPUs and
+ * the main thread go on. When the ring is full, the bytes that do not
+ * fit are dropped and counted (@dropped), never waited for.
+ * serial__console_stop() waits up to @drain_ms (SERIAL_OUT_DRAIN_MS) for
+ * the ring to be written, then counts what is left as dropped, and says
+ * so in one line on stderr if anything was.
  */
+#define SERIAL_OUT_RING		65536
+#define SERIAL_OUT_CHUNK	4096	/* the most one write() takes */
+#define SERIAL_OUT_DRAIN_MS	5000
+#define SERIAL_CONSOLE_THREAD	"minivmm-console"	/* its name */
+
 struct serial_console {
 	int in_fd, out_fd;
 	bool eof;			/* in_fd said EOF or failed */
 	bool raw;			/* a terminal in raw mode */
 	bool escape;			/* the last key was Ctrl-A */
 	struct termios saved;		/* to restore, when raw */
+
+	/* The guest's output, see above. */
+	pthread_mutex_t out_lock;
+	pthread_cond_t out_cond;	/* bytes came, or the writer is idle */
+	pthread_t writer;
+	bool writer_running;
+	bool stopping;			/* serial__console_stop() waits */
+	bool writing;			/* a chunk is out of the ring */
+	unsigned int out_head, out_count;
+	unsigned int inflight;		/* bytes of that chunk not written */
+	unsigned long long dropped;	/* bytes lost: ring full, write error */
+	unsigned int drain_ms;		/* serial__console_stop()'s wait */
+	__u8 out[SERIAL_OUT_RING];
 };
 
 #define SERIAL_ESCAPE_KEY	0x01	/* Ctrl-A */

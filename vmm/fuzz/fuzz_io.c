@@ -11,7 +11,8 @@
  * blocks, areas), and what the main thread does meanwhile (console input
  * into the UART, sampling the areas). minivmm's PCI bus has no function
  * with a BAR: the target puts one in slot 1, whose callback checks what
- * reaches it.
+ * reaches it. The UART's output goes to a console (serial__console_tx())
+ * whose stdout blocks for ever: a pipe nobody reads.
  *
  * The input: byte 0 is the machine, then records of 16 bytes:
  *
@@ -45,7 +46,9 @@
  * - the UART: IIR one of the documented values (FIFO bits only with the
  *   FIFO on), IER and MCR no reserved bit, the receive FIFO no deeper
  *   than its size, LSR.DR exactly when it holds data, the IRQ line as
- *   IIR says and as last signalled, every byte sent counted once;
+ *   IIR says and as last signalled, every byte sent counted once; an
+ *   access returns although the console's stdout blocks (a hang is
+ *   libFuzzer's timeout);
  * - the debug exit and the keyboard controller's reset end the run on
  *   the access that makes them (KVM_CPU_EXITED), and the first one
  *   wins, with its status (the byte written) and vCPU;
@@ -58,10 +61,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 #include "ioport.h"
@@ -112,11 +117,36 @@ static enum guest_exit_reason exit_reason;
 static int exit_status;
 static unsigned int exit_vcpu;
 
+/*
+ * The UART's output goes to a console as minivmm's does, whose stdout
+ * blocks: a pipe, filled at start, that nobody reads. Issue 37: the
+ * UART wrote to it with its lock held, and every vCPU and the main
+ * thread stalled; a THR write must return (libFuzzer's -timeout).
+ */
+static struct serial_console console;
+
 static void fuzz_tx(void *opaque, __u8 byte)
 {
 	(void)opaque;
-	(void)byte;
 	tx_seen++;
+	serial__console_tx(&console, byte);
+}
+
+static void fuzz_console_start(void)
+{
+	static char buf[4096];
+	int out[2], in;
+
+	FUZZ_CHECK(!pipe(out), "pipe");
+	fcntl(out[1], F_SETFL, O_NONBLOCK);
+	while (write(out[1], buf, sizeof(buf)) > 0)
+		;
+	while (write(out[1], buf, 1) == 1)
+		;
+	fcntl(out[1], F_SETFL, 0);
+	in = open("/dev/null", O_RDONLY);
+	FUZZ_CHECK(in >= 0, "/dev/null");
+	serial__console_start(&console, in, out[1]);
 }
 
 static void fuzz_set_irq(void *opaque, bool level)
@@ -201,6 +231,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 			   "KVM_SET_CPUID2");
 	}
 	free(cpuid);
+	fuzz_console_start();
 	return 0;
 }
 

@@ -235,6 +235,13 @@ payload += ram(0x8100, 2) + outp(0x510, 0x8100, 4)
 payload += outp(0x510, 0xfffffff8, 4) + ram(0x8100, 3) + ram(0x8108, 0x10d)
 payload += outp(0x510, 0x8100, 4) + inp(0x3f8) + mmio(0x1000) + wrmsr(1)
 write('io', 'payload-io', payload)
+# Issue 37's review case: the UART wrote to the console with its lock
+# held; fuzz_io's console blocks (a full pipe), so the first THR write
+# hung, and the main thread's serial__rx_room() behind it.
+write('io', 'regress-serial-blocked-stdout', machine(vcpus=2) +
+      outp(COM1, ord('A')) + main(1, vcpu=1) + outp(COM1, ord('B'), vcpu=1) +
+      main(0, 0x0a, 1) + inp(COM1 + 5, vcpu=1) + inp(COM1) +
+      outp(COM1, 0x44434241, 4, count=8))
 # What fuzz_io found first: the fake's KVM_SET_PVSCHED_AREA and
 # MSR_KVM_PVSCHED check gpa + 64 > guest memory wrapped, and it took an
 # area 64 bytes below guest RAM (and wrote its version there).

@@ -70,7 +70,7 @@ for t in "$@"; do
 	bad=
 	for f in "$corpus"/*; do
 		[ -f "$f" ] || continue
-		if ! "$bin" -runs=1 "$f" > "$log" 2>&1; then
+		if ! "$bin" -runs=1 -timeout=10 "$f" > "$log" 2>&1; then
 			bad=$f
 			break
 		fi

@@ -117,7 +117,8 @@
  * gone, as in KVM; and the old VM must be gone from minivmm too: a
  * KVM_CREATE_VM with another /dev/kvm fd, a VM or vCPU fd still open,
  * the old guest memory still mapped or another thread than the caller
- * fails with EBUSY and a line "fake-kvm: KVM_CREATE_VM: ...".
+ * (but the console's writer, serial.h, which runs across VMs) fails
+ * with EBUSY and a line "fake-kvm: KVM_CREATE_VM: ...".
  * $FAKE_KVM_TRACE_PVSCHED: print "fake-kvm: pvsched access: WHAT" on stderr
  * for each pvsched ioctl (KVM_CHECK_EXTENSION of KVM_CAP_PVSCHED_AREA
  * included) and each open of pvsched_count's debugfs files or of the
@@ -142,6 +143,7 @@
 #include "kvm-abi.h"
 #include "layout.h"
 #include "pvsched.h"
+#include "serial.h"
 #include "stats.h"
 #include "util.h"
 
@@ -390,6 +392,24 @@ static bool fake_has_area_cap(void)
 	return !getenv("FAKE_KVM_NO_PVSCHED") && !getenv("FAKE_KVM_NO_AREA");
 }
 
+/* Is thread @tid the console's writer, which runs across VMs? */
+static bool fake_console_thread(const char *tid)
+{
+	char path[320], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/comm", tid);
+	f = __real_fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, SERIAL_CONSOLE_THREAD);
+}
+
+/* The process's threads but the console's writer. */
 static unsigned int fake_nr_threads(void)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -397,7 +417,7 @@ static unsigned int fake_nr_threads(void)
 	unsigned int n = 0;
 
 	while (d && (e = readdir(d)))
-		n += e->d_name[0] != '.';
+		n += e->d_name[0] != '.' && !fake_console_thread(e->d_name);
 	if (d)
 		closedir(d);
 	return n;

@@ -6,7 +6,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ioport.h"
@@ -211,6 +216,208 @@ static void test_console_poll(void)
 	serial__console_stop(&c);
 }
 
+/*
+ * Issue 37: a console whose output blocks (a pipe nobody reads, filled
+ * first, as a stdout whose reader stopped) must not stop the UART: the
+ * vCPUs' THR writes and the main thread's serial__rx_room() and
+ * serial__receive() go on. Each side runs in a thread of its own, and
+ * the test waits for them with a timeout, so that it fails rather than
+ * hangs where they block; it then drains the pipe to let them finish.
+ */
+#define BLOCKED_BYTES	200
+
+static struct serial bs;
+static sem_t blocked_done;
+
+static void *blocked_vcpu(void *arg)
+{
+	unsigned int i, n = (unsigned long)arg;
+	__u8 v;
+
+	for (i = 0; i < n; i++) {
+		v = 'a' + i % 26;
+		serial__io(&bs, UART_TX, &v, true);
+		serial__io(&bs, UART_LSR, &v, false);
+	}
+	sem_post(&blocked_done);
+	return NULL;
+}
+
+static void *blocked_main(void *arg)
+{
+	(void)arg;
+	serial__rx_room(&bs);
+	serial__receive(&bs, (const __u8 *)"x", 1);
+	sem_post(&blocked_done);
+	return NULL;
+}
+
+/* Fill the pipe's write end @fd: its next write blocks. */
+static size_t fill_pipe(int fd)
+{
+	static char buf[4096];
+	size_t filled = 0;
+	ssize_t n;
+
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while ((n = write(fd, buf, sizeof(buf))) > 0)
+		filled += n;
+	while (write(fd, buf, 1) == 1)
+		filled++;
+	fcntl(fd, F_SETFL, 0);
+	return filled;
+}
+
+/* Wait for @n posts of blocked_done, 2 s at most in all: how many came. */
+static int wait_blocked(int n)
+{
+	struct timespec ts;
+	int got = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 2;
+	while (got < n && !sem_timedwait(&blocked_done, &ts))
+		got++;
+	return got;
+}
+
+struct drain {
+	int fd;
+	char *buf;
+	size_t len, size;
+};
+
+static void *drain_pipe(void *arg)
+{
+	struct drain *d = arg;
+	ssize_t n;
+
+	while ((n = read(d->fd, d->buf + d->len,
+			 d->len < d->size ? d->size - d->len : 1)) > 0)
+		if (d->len < d->size)
+			d->len += n;
+	return NULL;
+}
+
+/*
+ * More output than the ring holds while the console blocks: the vCPU
+ * goes on, the bytes that do not fit are dropped and counted; the ones
+ * kept come out first, in order. Then a console that never drains:
+ * serial__console_stop() gives up after drain_ms and counts the rest.
+ */
+static void test_console_overflow(int in_fd)
+{
+	const unsigned int n = SERIAL_OUT_RING + 3 * SERIAL_OUT_CHUNK;
+	struct drain d = { 0 };
+	struct serial_console c;
+	pthread_t vcpu, drainer;
+	size_t filled, i;
+	bool in_order = true;
+	int out[2], got;
+
+	if (pipe(out)) {
+		ok(0, "pipe");
+		return;
+	}
+	filled = fill_pipe(out[1]);
+	serial__console_start(&c, in_fd, out[1]);
+	serial__init(&bs, serial__console_tx, NULL, &c);
+	pthread_create(&vcpu, NULL, blocked_vcpu, (void *)(unsigned long)n);
+	got = wait_blocked(1);
+	ok(got == 1, "stdout blocked: %u THR writes, more than the ring's %d bytes, returned",
+	   n, SERIAL_OUT_RING);
+	d.fd = out[0];
+	d.size = filled + n;
+	d.buf = calloc(1, d.size);
+	pthread_create(&drainer, NULL, drain_pipe, &d);
+	if (!got)
+		wait_blocked(1);
+	pthread_join(vcpu, NULL);
+	serial__console_stop(&c);
+	close(out[1]);
+	pthread_join(drainer, NULL);
+	for (i = 0; filled + i < d.len; i++)
+		in_order &= d.buf[filled + i] == 'a' + (char)(i % 26);
+	ok(c.dropped && d.len - filled + c.dropped == n && in_order &&
+	   d.len - filled >= SERIAL_OUT_RING,
+	   "ring full: %llu bytes dropped and counted, the %zu kept come first, in order",
+	   c.dropped, d.len - filled);
+	free(d.buf);
+	close(out[0]);
+	serial__destroy(&bs);
+
+	/* Nobody ever reads: stop gives up after drain_ms. */
+	if (pipe(out)) {
+		ok(0, "pipe");
+		return;
+	}
+	fill_pipe(out[1]);
+	serial__console_start(&c, in_fd, out[1]);
+	serial__init(&bs, serial__console_tx, NULL, &c);
+	blocked_vcpu((void *)100UL);
+	wait_blocked(1);
+	c.drain_ms = 100;
+	serial__console_stop(&c);
+	ok(c.dropped == 100 && !c.writer_running,
+	   "a console that never drains: stop gives up, 100 bytes dropped (%llu)",
+	   c.dropped);
+	close(out[0]);
+	close(out[1]);
+	serial__destroy(&bs);
+}
+
+static void test_console_blocked(void)
+{
+	struct drain d = { 0 };
+	struct serial_console c;
+	pthread_t vcpu, mainth, drainer;
+	int out[2], in[2], got;
+	size_t filled, i;
+	bool in_order = true;
+
+	if (pipe(out) || pipe(in)) {
+		ok(0, "pipe");
+		return;
+	}
+	filled = fill_pipe(out[1]);
+	sem_init(&blocked_done, 0, 0);
+	serial__console_start(&c, in[0], out[1]);
+	serial__init(&bs, serial__console_tx, NULL, &c);
+	pthread_create(&vcpu, NULL, blocked_vcpu,
+		       (void *)(unsigned long)BLOCKED_BYTES);
+	usleep(10000);		/* let the vCPU hit the blocked pipe first */
+	pthread_create(&mainth, NULL, blocked_main, NULL);
+	got = wait_blocked(2);
+	ok(got == 2,
+	   "stdout blocked (a full pipe): %d THR writes and the main thread's serial__rx_room() returned (%d of 2 within 2 s)",
+	   BLOCKED_BYTES, got);
+
+	/* Read the pipe: whatever blocked goes on, the output comes out. */
+	d.fd = out[0];
+	d.size = filled + BLOCKED_BYTES;
+	d.buf = calloc(1, d.size);
+	pthread_create(&drainer, NULL, drain_pipe, &d);
+	if (got < 2)
+		wait_blocked(2 - got);
+	pthread_join(vcpu, NULL);
+	pthread_join(mainth, NULL);
+	serial__console_stop(&c);
+	close(out[1]);
+	pthread_join(drainer, NULL);
+	for (i = 0; i < BLOCKED_BYTES && filled + i < d.len; i++)
+		in_order &= d.buf[filled + i] == 'a' + (char)(i % 26);
+	ok(d.len == filled + BLOCKED_BYTES && in_order,
+	   "once read, the guest's output is all there, in order (%zu of %d bytes)",
+	   d.len - filled, BLOCKED_BYTES);
+	free(d.buf);
+	close(out[0]);
+	serial__destroy(&bs);
+	test_console_overflow(in[0]);
+	close(in[0]);
+	close(in[1]);
+	sem_destroy(&blocked_done);
+}
+
 static int fake_io(struct ioport_dev *dev, unsigned int vcpu, __u16 port,
 		   __u8 *data, unsigned int size, bool out)
 {
@@ -295,5 +502,6 @@ void test_serial(void)
 	test_rx();
 	test_console_filter();
 	test_console_poll();
+	test_console_blocked();
 	test_ioport();
 }
