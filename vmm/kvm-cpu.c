@@ -19,8 +19,17 @@
 #include "util.h"
 #include "x86.h"
 
-#define vcpu_err(cpu, fmt, ...) \
-	pr_err("vcpu%u: " fmt, (cpu)->id, ##__VA_ARGS__)
+#define vcpu_err(cpu, fmt, ...) do {				\
+	kvm_cpu__before_msg(cpu);					\
+	pr_err("vcpu%u: " fmt, (cpu)->id, ##__VA_ARGS__);		\
+} while (0)
+
+/* A Linux guest's console output so far first, see struct kvm. */
+static void kvm_cpu__before_msg(const struct kvm_cpu *cpu)
+{
+	if (cpu->kvm && cpu->kvm->before_msg)
+		cpu->kvm->before_msg(cpu->kvm->msg_opaque);
+}
 
 /* See kvm-ioctl.h: one line for a vCPU's failed ioctl, and -errno. */
 int kvm_cpu__ioctl_error(const struct kvm_cpu *cpu, const char *name)

@@ -48,6 +48,14 @@ struct kvm {
 	struct ioport_bus *io_bus;
 	struct pci_bus *pci;
 	struct guest_exit exit;
+
+	/*
+	 * Called before a vCPU prints a message, if set: main.c lets the
+	 * console write the guest's output so far (bounded), so that the
+	 * message comes after it on a terminal they share.
+	 */
+	void (*before_msg)(void *opaque);
+	void *msg_opaque;
 };
 
 void kvm__init(struct kvm *kvm);

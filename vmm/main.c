@@ -398,6 +398,14 @@ static void run__serial_tx(void *opaque, __u8 byte)
 	serial__console_tx(&run->console, byte);
 }
 
+/* Before a vCPU's message: the guest's output so far, see struct kvm. */
+static void run__console_sync(void *opaque)
+{
+	struct run *run = opaque;
+
+	serial__console_sync(&run->console, SERIAL_OUT_SYNC_MS);
+}
+
 static void run__serial_irq(void *opaque, bool level)
 {
 	struct run *run = opaque;
@@ -997,6 +1005,10 @@ static void run__boot(struct run *run)
 	const struct options *o = &run->opts;
 
 	kvm__init(&run->kvm);
+	if (run->linux_guest) {
+		run->kvm.before_msg = run__console_sync;
+		run->kvm.msg_opaque = run;
+	}
 	run__fail(run, run__create_vm(run));
 	if (!run->status)
 		run__fail(run, run__pvsched_init(run));
@@ -1058,6 +1070,7 @@ static int run__vm(struct run *run)
 		if (stop_signal)
 			break;
 		run->nr_reboots++;
+		serial__console_sync(&run->console, SERIAL_OUT_SYNC_MS);
 		pr_info("minivmm: the guest rebooted: boot %u of at most %u",
 			run->nr_reboots + 1, run->opts.reboots + 1);
 		run__boot(run);

@@ -336,6 +336,37 @@ void serial__console_start(struct serial_console *c, int in_fd, int out_fd)
 		c->raw = true;
 }
 
+/* CLOCK_REALTIME @ms from now, for pthread_cond_timedwait(). */
+static void serial__deadline(struct timespec *ts, unsigned int ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += ms % 1000 * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+/*
+ * Wait up to @ms for the guest's output so far to be written (any
+ * thread, while the console runs; not under the UART's lock). A stdout
+ * that blocks delays the caller by @ms, no more.
+ */
+void serial__console_sync(struct serial_console *c, unsigned int ms)
+{
+	struct timespec ts;
+
+	if (!c->writer_running)
+		return;
+	serial__deadline(&ts, ms);
+	pthread_mutex_lock(&c->out_lock);
+	while ((c->out_count || c->writing) &&
+	       !pthread_cond_timedwait(&c->out_cond, &c->out_lock, &ts))
+		;
+	pthread_mutex_unlock(&c->out_lock);
+}
+
 /*
  * Wait up to c->drain_ms for the writer to write the ring, then stop
  * it: what is left is dropped. Once the vCPUs are joined; again
@@ -348,13 +379,7 @@ static void serial__console_stop_writer(struct serial_console *c)
 
 	if (!c->writer_running)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += c->drain_ms / 1000;
-	ts.tv_nsec += c->drain_ms % 1000 * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	serial__deadline(&ts, c->drain_ms);
 	pthread_mutex_lock(&c->out_lock);
 	c->stopping = true;
 	pthread_cond_broadcast(&c->out_cond);

@@ -124,6 +124,9 @@ bool serial__irq_line(const struct serial *s);
  * stdout nobody reads) stops the writer alone: the UART, the vCPUs and
  * the main thread go on. When the ring is full, the bytes that do not
  * fit are dropped and counted (@dropped), never waited for.
+ * serial__console_sync() waits, at most the time it is given, for what
+ * the ring holds to be written: before minivmm's own messages, so that
+ * they come after the guest's output so far on a shared terminal.
  * serial__console_stop() waits up to @drain_ms (SERIAL_OUT_DRAIN_MS) for
  * the ring to be written, then counts what is left as dropped, and says
  * so in one line on stderr if anything was.
@@ -131,6 +134,7 @@ bool serial__irq_line(const struct serial *s);
 #define SERIAL_OUT_RING		65536
 #define SERIAL_OUT_CHUNK	4096	/* the most one write() takes */
 #define SERIAL_OUT_DRAIN_MS	5000
+#define SERIAL_OUT_SYNC_MS	1000	/* before a message of minivmm's */
 #define SERIAL_CONSOLE_THREAD	"minivmm-console"	/* its name */
 
 struct serial_console {
@@ -161,6 +165,7 @@ struct serial_console {
 void serial__console_start(struct serial_console *c, int in_fd, int out_fd);
 void serial__console_stop(struct serial_console *c);
 void serial__console_tx(void *console, __u8 byte);
+void serial__console_sync(struct serial_console *c, unsigned int ms);
 int serial__console_poll(struct serial_console *c, struct serial *s,
 			 long timeout_ns);
 size_t serial__console_filter(struct serial_console *c, __u8 *buf,

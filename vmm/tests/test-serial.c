@@ -371,7 +371,9 @@ static void test_console_blocked(void)
 	struct drain d = { 0 };
 	struct serial_console c;
 	pthread_t vcpu, mainth, drainer;
+	struct timespec t0, t1;
 	int out[2], in[2], got;
+	long ms;
 	size_t filled, i;
 	bool in_order = true;
 
@@ -392,6 +394,15 @@ static void test_console_blocked(void)
 	   "stdout blocked (a full pipe): %d THR writes and the main thread's serial__rx_room() returned (%d of 2 within 2 s)",
 	   BLOCKED_BYTES, got);
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	serial__console_sync(&c, 200);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+	     (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	ok(got < 2 || (ms >= 150 && ms < 1500),
+	   "serial__console_sync() on a blocked stdout gives up after its 200 ms (%ld ms)",
+	   ms);
+
 	/* Read the pipe: whatever blocked goes on, the output comes out. */
 	d.fd = out[0];
 	d.size = filled + BLOCKED_BYTES;
@@ -401,6 +412,9 @@ static void test_console_blocked(void)
 		wait_blocked(2 - got);
 	pthread_join(vcpu, NULL);
 	pthread_join(mainth, NULL);
+	serial__console_sync(&c, 2000);
+	ok(!c.out_count && !c.writing,
+	   "read: serial__console_sync() returns once the output is written");
 	serial__console_stop(&c);
 	close(out[1]);
 	pthread_join(drainer, NULL);
