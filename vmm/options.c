@@ -673,6 +673,23 @@ static int options__check(const struct options *opts, FILE *err)
 	return 0;
 }
 
+/*
+ * getopt_long() said '?'. optopt is the character of an unknown short
+ * option (negative for a byte above 0x7f: glibc's char is signed),
+ * which may sit in a cluster ("-xy") whose argument optind does
+ * not point past yet: name it alone. Otherwise (0, a long option's
+ * value, or -h and -V, which only fail as --help=X and --version=X) it
+ * is a long option, and optind is past it.
+ */
+static void options__unknown(char *argv[], FILE *err)
+{
+	if (optopt && optopt < OPT_PVSCHED && optopt != 'h' && optopt != 'V')
+		fprintf(err, "minivmm: unknown option '-%c'\n", (char)optopt);
+	else
+		fprintf(err, "minivmm: unknown option '%s'\n",
+			argv[optind - 1]);
+}
+
 enum options_action options__parse(struct options *opts, int argc,
 				   char *argv[], FILE *err)
 {
@@ -692,8 +709,7 @@ enum options_action options__parse(struct options *opts, int argc,
 				argv[optind - 1]);
 			return OPTIONS_ERROR;
 		case '?':
-			fprintf(err, "minivmm: unknown option '%s'\n",
-				argv[optind - 1]);
+			options__unknown(argv, err);
 			return OPTIONS_ERROR;
 		default:
 			if (options__one(opts, c, optarg, err))

@@ -7,7 +7,8 @@
  * Invariants, besides no crash and no sanitizer report:
  * - OPTIONS_ERROR comes with exactly one line on the error stream,
  *   "minivmm: ..." (more only if an argument it quotes has newlines);
- *   HELP, VERSION and RUN with nothing there;
+ *   HELP, VERSION and RUN with nothing there; "unknown option 'S'"
+ *   names an S that is an unknown option on its own;
  * - OPTIONS_RUN has every value in its documented range (--vcpus 1..64,
  *   --mem 0 or 1..3072, --reboots 0..1000, --period-us, --busy-loops,
  *   --vcpu-fifo, --touch, --seconds), NUL-terminated driver names, at
@@ -81,6 +82,35 @@ static void check_run(const struct options *o)
 			   "a Linux option without --kernel");
 }
 
+/*
+ * "unknown option 'S'" must name an option that is unknown on its own:
+ * S alone on a command line is an unknown option too.
+ */
+static void check_unknown(const char *msg)
+{
+	static const char pfx[] = "minivmm: unknown option '";
+	char *s, *argv[3] = { "minivmm", NULL, NULL };
+	struct options o;
+	char *m = NULL;
+	size_t m_len = 0;
+	FILE *f;
+
+	if (strncmp(msg, pfx, sizeof(pfx) - 1))
+		return;
+	s = strdup(msg + sizeof(pfx) - 1);
+	s[strlen(s) - 2] = '\0';		/* "'\n" */
+	argv[1] = s;
+	f = open_memstream(&m, &m_len);
+	FUZZ_CHECK(f, "open_memstream");
+	FUZZ_CHECK(options__parse(&o, 2, argv, f) == OPTIONS_ERROR &&
+		   !fflush(f) && !strcmp(m, msg),
+		   "'%.*s' names '%s', which alone gives '%.*s'",
+		   (int)strlen(msg) - 1, msg, s, (int)m_len, m ? m : "");
+	fclose(f);
+	free(m);
+	free(s);
+}
+
 static size_t newlines(const char *s, size_t len)
 {
 	size_t i, n = 0;
@@ -123,6 +153,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_CHECK(!msg_len, "a message without an error: '%s'", msg);
 	}
+	if (action == OPTIONS_ERROR)
+		check_unknown(msg);
 	if (action == OPTIONS_RUN)
 		check_run(&opts);
 	free(msg);

@@ -278,3 +278,11 @@ for i, args in enumerate([
     ('--iterations=1', '--seconds=1'), ('--vcpus',), ('-x', 'stray'),
 ]):
     write('options', 'argv-%02d' % i, argv(*args))
+
+# What fuzz_options found: an unknown short option in a cluster was
+# reported as the argument before it ('-p' after --pvsched=x named
+# '--pvsched=x'; '-xy' alone named 'minivmm'), and a byte above 0x7f
+# in a cluster too (glibc's optopt is negative for it).
+write('options', 'regress-unknown-in-cluster', argv('--pvsched=x', '-pq'))
+write('options', 'regress-unknown-high-byte',
+      argv('--json', 'stray') + b'\0-\xffa')

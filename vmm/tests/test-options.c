@@ -58,6 +58,20 @@ static void test_defaults_and_flags(void)
 	   opts.list_drivers, "--json --list-drivers");
 	ok(rejects("--bogus") && strstr(errbuf, "--bogus"),
 	   "unknown option named in the message");
+	ok(rejects("-xy") &&
+	   !strcmp(errbuf, "minivmm: unknown option '-x'\n"),
+	   "an unknown short option in a cluster is named: '%s'", errbuf);
+	ok(rejects("--json", "-qz") &&
+	   !strcmp(errbuf, "minivmm: unknown option '-q'\n"),
+	   "the same after another option: '%s'", errbuf);
+	ok(rejects("--json", "stray", "-\xff" "a") &&
+	   !strcmp(errbuf, "minivmm: unknown option '-\xff'\n"),
+	   "a byte above 0x7f in a cluster after a non-option: named");
+	ok(rejects("-Vx") == false && parse("-hx") == OPTIONS_HELP,
+	   "-h and -V first in a cluster still win");
+	ok(rejects("--help=1") &&
+	   !strcmp(errbuf, "minivmm: unknown option '--help=1'\n"),
+	   "--help with a value: named whole: '%s'", errbuf);
 	ok(rejects("stray"), "positional argument");
 	ok(rejects("--vcpus"), "--vcpus without a value");
 	ok(rejects("--json=1"), "--json takes no value");
