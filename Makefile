@@ -26,6 +26,8 @@
 #   make qemu          the QEMU the VMs run: Debian's with ci/qemu/*.patch,
 #                      build/qemu-system-x86_64
 #   make shell         interactive shell in the booted VM
+#   make fuzz          minivmm's libFuzzer targets, FUZZ_SECONDS (180)
+#                      each, on the host (vmm/fuzz/, clang)
 #
 # Every target installs the Debian packages it needs (scripts/deps.sh).
 # The targets below are the build graph: the scripts in ci/ build nothing
@@ -41,7 +43,7 @@ BUILD := $(ROOT)/build
 
 .PHONY: all deps kernel-tree kernel debug guest base selftest bpf vmm tests \
 	test-modules suite initramfs check demo shell bench latency \
-	series-check series qemu clean distclean help
+	series-check series qemu fuzz clean distclean help
 
 all: kernel
 
@@ -53,6 +55,14 @@ deps:
 
 kernel-tree: deps
 	@kernel/scripts/kbuild.sh tree
+
+# minivmm under hostile input (issue 37): each libFuzzer target of
+# vmm/fuzz/ for FUZZ_SECONDS, progress with exec/s and coverage, one line
+# per target at the end; host only, no KVM. make check runs a short pass
+# (make -C vmm fuzz-check) with the host unit tests.
+FUZZ_SECONDS ?= 180
+fuzz: deps
+	@$(MAKE) -s --no-print-directory -C vmm fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 # The pvsched kernel, its debug build (KASAN, lockdep) and the unpatched
 # baseline that make bench compares with.

@@ -445,6 +445,9 @@ done
 echo "==> [check] host unit tests (minivmm)"
 host_tests host make -s --no-print-directory -C vmm test
 
+echo "==> [check] minivmm's fuzz targets: their corpus, then a short run each"
+host_tests fuzz make -s --no-print-directory -C vmm fuzz-check
+
 echo "==> [check] the payloads' logic under unicorn (guest-payload/tests/emulate.py)"
 host_tests payload-emulation payload_emulation
 

@@ -13,7 +13,7 @@ PKGS=(
 	linux-source-6.12
 	build-essential bc bison flex libelf-dev libssl-dev
 	dwarves pahole python3 perl kmod rsync git xz-utils
-	clang llvm bpftool libbpf-dev zlib1g-dev
+	clang llvm bpftool libbpf-dev zlib1g-dev libclang-rt-14-dev
 	qemu-system-x86 cpio busybox-static ccache jq python3-unicorn
 	rt-tests
 	dpkg-dev patch meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev

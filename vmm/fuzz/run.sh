@@ -41,18 +41,21 @@ why() {
 	echo "${line:-$(grep -v '^#\|^INFO\|^Running\|^Executed' "$1" | tail -n 1)}"
 }
 
-# progress LOG: libFuzzer's status lines, one at most every 15 s.
+# progress LOG: libFuzzer's status lines, one at most every 15 s (TAP
+# comments in check mode).
 progress() {
-	local last=-15 line
+	local last=-15 line pfx='    '
+
+	[ "$mode" = check ] && pfx='# '
 
 	while IFS= read -r line; do
 		printf '%s\n' "$line" >> "$1"
 		case $line in
 		*INITED*|*DONE*|*'==ERROR'*|'fuzz: invariant'*|*'runtime error'*)
-			echo "    $line"; last=$SECONDS ;;
+			echo "$pfx$line"; last=$SECONDS ;;
 		'#'*exec/s*)
 			if [ $((SECONDS - last)) -ge 15 ]; then
-				echo "    $line"
+				echo "$pfx$line"
 				last=$SECONDS
 			fi ;;
 		esac
