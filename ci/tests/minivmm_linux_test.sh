@@ -433,13 +433,15 @@ else
 	# with both tasks on CPU 1: the area shows what vCPU 1 asks then.
 	# The script ends the run once both tasks are there, not after a
 	# fixed delay: a second was too short for the debug kernel once
-	# (CI, 2026-12-07).
+	# (CI, 2026-12-07). The end may find vCPU 1 in an interrupt handler,
+	# which asks BOOST | BOOST_IRQ (3) until it returns (patch 40): on
+	# the debug kernel, whose handlers are slow, it did (ready, then 3).
 	boot "console=ttyS0 quiet panic=-1 pvexit=12 isolcpus=1 l2run=pvsched-waitbusy" \
 		--pvsched=pvsched_boost
 	echo "# wait-busy boot: ${secs}s; vCPU 1 asks at the end: $(jq -c '.vcpu[1].pvsched_area.guest_flags' "$OUT" 2>/dev/null)"
 	grep '^waitbusy:' "$CON" | sed 's/^/# /'
 	check "linux pvsched: a normal busy loop on CPU 1 while a FIFO 50 task waits there: vCPU 1 asks for a boost to take interrupts (BOOST_IRQ)" \
-		eval 'test $rc = 12 && grep -q "^waitbusy: ready" "$CON" && jqt ".vcpu[1].pvsched_area.guest_flags == 2"'
+		eval 'test $rc = 12 && grep -q "^waitbusy: ready" "$CON" && jqt ".vcpu[1].pvsched_area.guest_flags | . == 2 or . == 3"'
 
 	# 22: the guest driver as a module, in the guest variant (make
 	# guest), loaded, unloaded and loaded again while a FIFO 50 task
