@@ -536,10 +536,10 @@ check_console vm-adversary-main "$log"
 # froze once with it, the L1's timer interrupt pending in its APIC and
 # never signalled to the CPU (2 of 3 clean-clone runs of that day). A VM
 # that does not end in time runs again, up to twice, saying so; its log
-# is kept. The debug VM takes about 17 minutes since tests 19-22 came
-# (on an idle 2-core machine, 2026-12-07: 14 minutes to its test 14), so
+# is kept. The debug VM takes about 19 minutes since tests 19-22 came
+# (alone on an idle 2-core machine, 2026-12-07: 20:35-20:54), so
 # that 900 s ended it mid-run, slow, not frozen, three times in a row;
-# 1500 s leaves a margin and bounds what a hang costs make check.
+# 1500 s leaves some margin and bounds what a hang costs make check.
 for k in main debug; do
 	if [ $k = main ]; then
 		kdir=$BUILD l2_timeout=60 vm_timeout=600
