@@ -95,6 +95,7 @@
 #define AREA_BOOSTS		24	/* __u32, host */
 #define AREA_THROTTLES		28	/* __u32, host */
 #define AREA_UNBOOSTS		32	/* __u32, host */
+#define AREA_WAKE_REQ		36	/* __u32, guest: PVSCHED_WAKE_* */
 
 #define PVSCHED_GUEST_BOOST	(1 << 0)	/* boost me */
 #define PVSCHED_GUEST_BOOST_IRQ	(1 << 1)	/* boost me to take irqs */

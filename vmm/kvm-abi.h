@@ -54,7 +54,8 @@ struct kvm_pvsched_area {
  * ../guest-payload/minivmm-guest.h). KVM writes version and zeroes the
  * host fields at registration; the driver rewrites them on each boost
  * change; the guest writes guest_flags and guest_prio (both at once, as
- * guest_word, when both change: read them so).
+ * guest_word, when both change: read them so); the guest's other vCPUs
+ * raise wake_req, and this one clears its priority byte.
  */
 struct pvsched_vcpu_area {
 	__u32 version;		/* PVSCHED_AREA_VERSION */
@@ -70,7 +71,8 @@ struct pvsched_vcpu_area {
 	__u32 boosts;		/* boosts started */
 	__u32 throttles;	/* boosts ended by the bounds */
 	__u32 unboosts;		/* boosts ended at the driver's request */
-	__u8 reserved[28];
+	__u32 wake_req;		/* the guest's: PVSCHED_WAKE_* */
+	__u8 reserved[24];
 };
 
 /* Bytes in a driver name buffer, the terminating NUL included. */

@@ -196,6 +196,7 @@ void kvm_cpu__read_pvsched_area(struct kvm_cpu *cpu)
 	dst->boosts = __atomic_load_n(&a->boosts, __ATOMIC_RELAXED);
 	dst->throttles = __atomic_load_n(&a->throttles, __ATOMIC_RELAXED);
 	dst->unboosts = __atomic_load_n(&a->unboosts, __ATOMIC_RELAXED);
+	dst->wake_req = __atomic_load_n(&a->wake_req, __ATOMIC_RELAXED);
 }
 
 /*

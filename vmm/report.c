@@ -136,11 +136,11 @@ static void report__text_area(FILE *f, const struct kvm_cpu *cpu,
 			cpu->guest_seen.prio_max, cpu->guest_seen.samples);
 	if (!cpu->area_gpa)
 		return;
-	fprintf(f, "vcpu%u: pvsched area %#llx: version %u, boosts %u, unboosts %u, throttles %u, boosted_ns %llu, host_flags %#x, guest saw BOOSTED %llu times\n",
+	fprintf(f, "vcpu%u: pvsched area %#llx: version %u, boosts %u, unboosts %u, throttles %u, boosted_ns %llu, host_flags %#x, guest saw BOOSTED %llu times, wake_req %#x\n",
 		cpu->id, (unsigned long long)cpu->area_gpa, a->version,
 		a->boosts, a->unboosts, a->throttles,
 		(unsigned long long)a->boosted_ns, a->host_flags,
-		cpu->boost_seen);
+		cpu->boost_seen, a->wake_req);
 }
 
 /* The latency payload's statistics of a vCPU, in us. */
@@ -348,10 +348,11 @@ static void report__json_area(FILE *f, const struct kvm_cpu *cpu)
 		",\"pvsched_area\":{\"gpa\":%llu,\"version\":%u,"
 		"\"host_flags\":%u,\"guest_flags\":%u,\"boosts\":%u,"
 		"\"unboosts\":%u,\"throttles\":%u,\"boosted_ns\":%llu,"
-		"\"boost_seen\":%llu}",
+		"\"boost_seen\":%llu,\"wake_req\":%u}",
 		(unsigned long long)cpu->area_gpa, a->version, a->host_flags,
 		a->guest_flags, a->boosts, a->unboosts, a->throttles,
-		(unsigned long long)a->boosted_ns, cpu->boost_seen);
+		(unsigned long long)a->boosted_ns, cpu->boost_seen,
+		a->wake_req);
 }
 
 /*

@@ -333,7 +333,7 @@ good_boost_report() {
 	vcpu=$vcpu'"exits":{"io":23,"mmio":0,"hlt":0,"other":0},'
 	vcpu=$vcpu'"callbacks":null,"pvsched_area":{"gpa":GPA,"version":1,'
 	vcpu=$vcpu'"host_flags":0,"guest_flags":0,"boosts":20,"unboosts":20,'
-	vcpu=$vcpu'"throttles":0,"boosted_ns":1000000,"boost_seen":20}'
+	vcpu=$vcpu'"throttles":0,"boosted_ns":1000000,"boost_seen":20,"wake_req":0}'
 	echo '{"ok":true,"signal":0,"payload":"/usr/share/minivmm/boost.bin",' \
 	     '"vcpus":2,"iterations":20,"seconds":null,"period_us":5000,' \
 	     '"busy_loops":10000,"elapsed":0.2,"driver":{"initial":"",' \

@@ -406,7 +406,8 @@ static bool boosted_area(int i, int n)
 		 "\"pvsched_area\":{\"gpa\":%d,\"version\":1,"
 		 "\"host_flags\":0,\"guest_flags\":0,\"boosts\":%d,"
 		 "\"unboosts\":%d,\"throttles\":0,\"boosted_ns\":%d,"
-		 "\"boost_seen\":%d},\"latency\":null}", 0x9000 + 64 * i, n,
+		 "\"boost_seen\":%d,\"wake_req\":0},\"latency\":null}",
+		 0x9000 + 64 * i, n,
 		 n, 1000 * n, n);
 	return tap_count(out, want) == 1;
 }
@@ -432,7 +433,7 @@ static void test_area_offered(void)
 	      strstr(out, "\npvsched area: registered, vCPU i's at 0x9000 + 64 * i\n") &&
 	      strstr(out, "\nvcpu0: pvsched area 0x9000: version 1, boosts 3, "
 		     "unboosts 3, throttles 0, boosted_ns 3000, host_flags 0, "
-		     "guest saw BOOSTED 3 times\n") &&
+		     "guest saw BOOSTED 3 times, wake_req 0\n") &&
 	      strstr(out, "\nvcpu1: pvsched area 0x9040: version 1, boosts 3, "),
 	      "boost text report: the area line and one line per vCPU");
 	run(G_BOOST, "--iterations=4 --busy-loops=77 --period-us=2000 --json "
@@ -440,7 +441,8 @@ static void test_area_offered(void)
 	check(status == 0 &&
 	      strstr(out, "\"period_us\":2000,\"busy_loops\":77,") &&
 	      strstr(out, "\"boosts\":0,\"unboosts\":0,\"throttles\":0,"
-		     "\"boosted_ns\":0,\"boost_seen\":0},\"latency\":null}]}") &&
+		     "\"boosted_ns\":0,\"boost_seen\":0,\"wake_req\":0},"
+		     "\"latency\":null}]}") &&
 	      run_ns_ok(1, 8000000),
 	      "boost without pvsched_boost: area, no boosts; --busy-loops");
 	run("", "--iterations=10 --pvsched=pvsched_count --json " IO, NULL);
@@ -531,8 +533,8 @@ static bool irq_area(int i, int boosted)
 		 "\"pvsched_area\":{\"gpa\":%d,\"version\":1,"
 		 "\"host_flags\":0,\"guest_flags\":0,\"boosts\":%d,"
 		 "\"unboosts\":%d,\"throttles\":0,\"boosted_ns\":%d,"
-		 "\"boost_seen\":%d},\"latency\":null}", 0x9000 + 64 * i,
-		 boosted, boosted, 1000 * boosted, boosted);
+		 "\"boost_seen\":%d,\"wake_req\":0},\"latency\":null}",
+		 0x9000 + 64 * i, boosted, boosted, 1000 * boosted, boosted);
 	return tap_count(out, want) == 1;
 }
 
@@ -700,7 +702,8 @@ static void test_latency_runs(void)
 		     "\"tsc_khz\":2000000,\"driver\":{") &&
 	      tap_count(out, "\"count\":100,") == 2 &&
 	      tap_count(out, "\"exits\":{\"io\":3,") == 2 &&
-	      tap_count(out, "\"boost_seen\":0}," LAT100 "0,"
+	      tap_count(out, "\"boost_seen\":0,\"wake_req\":0},"
+		    LAT100 "0,"
 		    LAT100_HIST) == 2 &&
 	      tap_count(out, LAT100_HIST_END) == 2 && run_ns_ok(2, 10000000),
 	      "latency: 100 samples per vCPU read back from guest memory, "
@@ -732,7 +735,7 @@ static void test_latency_runs(void)
 	check(status == 0 && strstr(out, "\"boost\":\"wait\",") &&
 	      strstr(out, "\"guest_flags\":0,\"boosts\":100,"
 		     "\"unboosts\":100,\"throttles\":0,"
-		     "\"boosted_ns\":100000,\"boost_seen\":100},"
+		     "\"boosted_ns\":100000,\"boost_seen\":100,\"wake_req\":0},"
 		     LAT100 "100,"),
 	      "latency --boost=wait, pvsched_boost: a boost around each wait, "
 	      "each sample saw it");
@@ -741,7 +744,7 @@ static void test_latency_runs(void)
 	check(status == 0 && strstr(out, "\"boost\":\"hold\",") &&
 	      strstr(out, "\"guest_flags\":0,\"boosts\":1,"
 		     "\"unboosts\":1,\"throttles\":0,"
-		     "\"boosted_ns\":1000,\"boost_seen\":100},"
+		     "\"boosted_ns\":1000,\"boost_seen\":100,\"wake_req\":0},"
 		     LAT100 "100,"),
 	      "latency --boost=hold: one boost for the whole run, dropped at "
 	      "the end");

@@ -216,6 +216,7 @@ static void test_area(void)
 	cpus[1].area.version = 1;
 	cpus[1].area.host_flags = 3;
 	cpus[1].area.guest_flags = 1;
+	cpus[1].area.wake_req = 3 << 8 | 2;
 	render_json(&r);
 	ok(strstr(out, "\"period_us\":1000,\"busy_loops\":5000,\"elapsed\":") &&
 	   strstr(out, "],\"pvsched_area\":\"registered\",\"vcpu\":[{"),
@@ -225,21 +226,23 @@ static void test_area(void)
 		  "\"pvsched_area\":{\"gpa\":36864,"
 		  "\"version\":1,\"host_flags\":0,\"guest_flags\":0,"
 		  "\"boosts\":7,\"unboosts\":6,\"throttles\":1,"
-		  "\"boosted_ns\":123456789012,\"boost_seen\":5},\"latency\":null},") &&
+		  "\"boosted_ns\":123456789012,\"boost_seen\":5,"
+		  "\"wake_req\":0},\"latency\":null},") &&
 	   strstr(out, "\"callbacks\":null,\"pvsched_area\":{\"gpa\":36928,"
 		  "\"version\":1,\"host_flags\":3,\"guest_flags\":1,"
 		  "\"boosts\":0,\"unboosts\":0,\"throttles\":0,"
-		  "\"boosted_ns\":0,\"boost_seen\":0},\"latency\":null}]}"),
+		  "\"boosted_ns\":0,\"boost_seen\":0,\"wake_req\":770},"
+		  "\"latency\":null}]}"),
 	   "JSON per-vCPU pvsched_area objects");
 	render_text(&r);
 	ok(strstr(out, "timer period 1000 us, busy loop 5000, ran ") &&
 	   strstr(out, "\npvsched area: registered, vCPU i's at 0x9000 + 64 * i\n") &&
 	   strstr(out, "\nvcpu0: pvsched area 0x9000: version 1, boosts 7, "
 		  "unboosts 6, throttles 1, boosted_ns 123456789012, "
-		  "host_flags 0, guest saw BOOSTED 5 times\n") &&
+		  "host_flags 0, guest saw BOOSTED 5 times, wake_req 0\n") &&
 	   strstr(out, "\nvcpu1: pvsched area 0x9040: version 1, boosts 0, "
 		  "unboosts 0, throttles 0, boosted_ns 0, host_flags 0x3, "
-		  "guest saw BOOSTED 0 times\n"),
+		  "guest saw BOOSTED 0 times, wake_req 0x302\n"),
 	   "text: area line in the header, one line per vCPU area");
 
 	cpus[0].area_gpa = 0;
