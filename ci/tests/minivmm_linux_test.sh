@@ -86,6 +86,8 @@ KERNEL=${L2_KERNEL:-/tests/linux/bzImage}
 PM_KERNEL=${L2_PM_KERNEL:-/tests/linux/bzImage-pm}
 PM_INITRD=${L2_PM_INITRD:-/tests/linux/initrd-pm.cpio}
 module_test="the guest driver as a module: loaded, unloaded while a FIFO 50 task sleeps on CPU 1, loaded again: both vCPUs register, unregister, register again; vCPU 1 asks for that task while it sleeps, and priority 70 for a FIFO 70 loop"
+wake_test="200 wake-ups of a FIFO 50 task on CPU 1 from CPU 0, then one behind a FIFO 90 loop there, moved to CPU 0 before it ran: vCPU 1's wake_req counts requests, and none is left pending"
+wake_none_test="200 wake-ups of a FIFO 50 task on its own CPU, 200 of a normal task on CPU 1 from CPU 0: no vCPU's wake_req asked anything"
 INITRD=${L2_INITRD:-/tests/linux/initrd.cpio}
 TIMEOUT=${L2_TIMEOUT:-60}
 HUNG=143			# minivmm stopped by the timeout's SIGTERM
@@ -192,7 +194,7 @@ err() {
 # A write to the shell's FIFO after minivmm is gone must not kill us.
 trap '' PIPE
 echo "TAP version 13"
-echo "1..22"
+echo "1..24"
 for f in "$KERNEL" "$INITRD"; do
 	if [ ! -f "$f" ]; then
 		echo "Bail out! $f missing"
@@ -334,7 +336,7 @@ if [ -n "$NO_PVSCHED" ]; then
 		 "--refuse-areas: every registration refused (#GP), the guest says so and its context switch publishes nothing" \
 		 "a FIFO 50 task blocked on CPU 1, moved to CPU 0 while it sleeps: vCPU 1 asks while it waits, and nothing once it woke on CPU 0" \
 		 "a normal busy loop on CPU 1 while a FIFO 50 task waits there: vCPU 1 asks for a boost to take interrupts (BOOST_IRQ)" \
-		 "$module_test"; do
+		 "$module_test" "$wake_test" "$wake_none_test"; do
 		skip "linux pvsched: $t" "the kernel has no pvsched"
 	done
 else
@@ -458,8 +460,29 @@ else
 	fi
 	check "linux pvsched: $module_test" \
 		eval 'test $rc = 13 && grep -q "^BEFORE: .*No such file or directory$" "$CON" && grep -q "^ACTIVE: 1$" "$CON" && grep -q "^RMMOD: ok$" "$CON" && grep -q "^AFTER RMMOD: .*No such file or directory$" "$CON" && grep -q "^ACTIVE AGAIN: 1$" "$CON" && test "$(grep -c "pvsched_guest: MSR_KVM_PVSCHED, area version 1, 2 CPUs online" "$CON")" = 2 && grep -q "^rtspin: cpu 1, FIFO 70, [0-9]* spins$" "$CON" && jqt "[.vcpu[].guest_seen | .registrations, .unregistrations] == [2, 1, 2, 1] and .vcpu[1].guest_seen.prio_max == 70 and .vcpu[1].pvsched_area.guest_flags == 3 and .vcpu[0].guest_seen.prio_max == 0"'
+
+	# 23, 24: the pending wake-up request (patches 43-46). A real-time
+	# task woken on CPU 1 from CPU 0 is asked for in vCPU 1's wake_req
+	# before the IPI: the count (bits 31:8) grows with each such
+	# wake-up, and the priority (bits 7:0) is cleared once the task ran
+	# on CPU 1, or once it moved to CPU 0 before it could (behind a FIFO
+	# 90 loop): nothing pending at the end. Local wake-ups and wake-ups
+	# of normal tasks ask nothing: both counts 0. Before patch 46 (or
+	# with a guest that does not know the field) both counts are 0.
+	boot "console=ttyS0 quiet panic=-1 pvexit=14 isolcpus=1 l2run=pvsched-wake" \
+		--pvsched=pvsched_boost
+	echo "# wake boot: ${secs}s; wake_req of vCPU 0, 1 at the end: $(jq -c '[.vcpu[].pvsched_area.wake_req]' "$OUT" 2>/dev/null)"
+	grep -E '^rtwake' "$CON" | sed 's/^/# /'
+	check "linux pvsched: $wake_test" \
+		eval 'test $rc = 14 && grep -q "^rtwake: remote: 200 round trips, waiter on cpu 1 (FIFO), waker on cpu 0$" "$CON" && grep -q "^rtwake: moved: 1 round trips, waiter on cpu 0 (FIFO), waker on cpu 0$" "$CON" && jqt ".vcpu[1].pvsched_area.wake_req | . >= 256 and . % 256 == 0"'
+	boot "console=ttyS0 quiet panic=-1 pvexit=15 isolcpus=1 l2run=pvsched-wake-none" \
+		--pvsched=pvsched_boost
+	echo "# wake-none boot: ${secs}s; wake_req of vCPU 0, 1 at the end: $(jq -c '[.vcpu[].pvsched_area.wake_req]' "$OUT" 2>/dev/null)"
+	grep -E '^rtwake' "$CON" | sed 's/^/# /'
+	check "linux pvsched: $wake_none_test" \
+		eval 'test $rc = 15 && grep -q "^rtwake: local: 200 round trips, waiter on cpu 1 (FIFO), waker on cpu 1$" "$CON" && grep -q "^rtwake: normal: 200 round trips, waiter on cpu 1 (normal), waker on cpu 0$" "$CON" && jqt "[.vcpu[].pvsched_area.wake_req] == [0, 0]"'
 fi
 
 echo "# $((NR - FAILED)) passed, $FAILED failed"
-[ "$NR" = 22 ] || { echo "# planned 22, ran $NR"; exit 1; }
+[ "$NR" = 24 ] || { echo "# planned 24, ran $NR"; exit 1; }
 [ "$FAILED" = 0 ]

@@ -119,6 +119,8 @@ FIXTURE_TEARDOWN(boost) {}
 #define GUEST_FLAGS_UNKNOWN	(~(PVSCHED_GUEST_BOOST | PVSCHED_GUEST_BOOST_IRQ))
 #define PVSCHED_HOST_BOOSTED	(1U << 0)
 #define PVSCHED_HOST_EXCLUDED	(1U << 1)
+#define PVSCHED_WAKE_PRIO_MASK	0xffU
+#define PVSCHED_WAKE_COUNT_SHIFT	8
 #define SPIN_RELEASE		(1U << 31)
 
 struct boost_area {
@@ -130,7 +132,8 @@ struct boost_area {
 	uint32_t boosts;
 	uint32_t throttles;
 	uint32_t unboosts;
-	uint8_t reserved[28];
+	uint32_t wake_req;
+	uint8_t reserved[24];
 };
 
 _Static_assert(sizeof(struct boost_area) == AREA_SIZE,
@@ -1008,6 +1011,40 @@ static void boost_test_garbage(struct __test_metadata *_metadata,
 		    boost_run(w, vcpu, 0, 0) && thread_normal_is(tid, BOOST_NICE) &&
 		    a->boosts == boosts + 1)
 		TH_LOG("guest_prio 50 without the flag (an RT task in the guest): boosted; 99: still; 0: unboosted");
+}
+
+/*
+ * 23. The pending wake-up request that the guest's other vCPUs write
+ * (wake_req): its priority, 1..99, boosts as a real-time task's would, and
+ * its end unboosts; a count without a priority, or a priority out of
+ * range, boosts nothing.
+ */
+static void boost_test_wake_req(struct __test_metadata *_metadata,
+				struct worker *w, struct kvm_vcpu *vcpu)
+{
+	struct boost_area *a = boost_area(vcpu->vm);
+	uint32_t boosts = a->boosts;
+	pid_t tid = w->tid;
+	bool ok;
+
+	a->wake_req = 7U << PVSCHED_WAKE_COUNT_SHIFT;
+	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
+		    thread_normal_is(tid, BOOST_NICE) && a->boosts == boosts)
+		TH_LOG("wake_req %#x, a count and no priority: no boost",
+		       a->wake_req);
+	a->wake_req = 8U << PVSCHED_WAKE_COUNT_SHIFT | 100;
+	EXPECT_TRUE(boost_run(w, vcpu, 0, 0) &&
+		    thread_normal_is(tid, BOOST_NICE) && a->boosts == boosts)
+		TH_LOG("wake_req %#x, priority 100: no boost", a->wake_req);
+	a->wake_req = 9U << PVSCHED_WAKE_COUNT_SHIFT | 50;
+	ok = boost_run(w, vcpu, 0, 0) && thread_boosted(vcpu, tid);
+	a->wake_req = 9U << PVSCHED_WAKE_COUNT_SHIFT;
+	EXPECT_TRUE(ok && boost_run(w, vcpu, 0, 0) &&
+		    thread_normal_is(tid, BOOST_NICE) &&
+		    a->boosts == boosts + 1)
+		TH_LOG("wake_req priority 50, guest_flags 0: boosted (%d); the priority cleared: unboosted, boosts %u (%u before)",
+		       ok, a->boosts, boosts);
+	a->wake_req = 0;
 }
 
 /* Pin thread @tid to @cpu, or let it run anywhere if @cpu < 0. */
@@ -2067,14 +2104,18 @@ static void boost_suite(struct __test_metadata *_metadata, const char *drv)
 		    "setpriority(%d, %d)", wa->tid, BOOST_NICE);
 	TEST_ASSERT(!setpriority(PRIO_PROCESS, wb->tid, 0),
 		    "setpriority(%d, 0)", wb->tid);
+	boost_area(vm)->wake_req = 0xdeadbeef;
 	EXPECT_EQ(0, area_set(vcpu, AREA_GPA, 0))
 		TH_LOG("the vCPU's area registered");
+	EXPECT_EQ(0, boost_area(vm)->wake_req)
+		TH_LOG("KVM zeroed wake_req (the guest's, 0xdeadbeef before) at registration");
 	r = pvsched_assign(vm, drv, NULL);
 	EXPECT_TRUE(!r && vm_driver_is(vm, drv))
 		TH_LOG("root (CAP_SYS_NICE) assigns %s (%s)", drv, err_str(r));
 
 	boost_test_up_down(_metadata, wa, vcpu);
 	boost_test_garbage(_metadata, wa, vcpu);
+	boost_test_wake_req(_metadata, wa, vcpu);
 	boost_test_in_guest(_metadata, wa, vcpu);
 	boost_test_admin(_metadata, wa, vcpu);
 	boost_test_bounds(_metadata, wa, vcpu);

@@ -2,8 +2,10 @@
 /*
  * The policy of pvsched_boost (samples/pvsched/pvsched_boost.c) for the BPF
  * drivers: boost while the guest flags a latency-critical section or runs
- * a real-time task, or to take an interrupt it asked to be boosted for. Included after vmlinux.h by the BPF programs that use
- * it; uapi/linux/pvsched.h's macros are not in vmlinux.h.
+ * a real-time task, or has one that another vCPU woke waiting to run
+ * (wake_prio), or to take an interrupt it asked to be boosted for.
+ * Included after vmlinux.h by the BPF programs that use it;
+ * uapi/linux/pvsched.h's macros are not in vmlinux.h.
  */
 #ifndef PVSCHED_BOOST_POLICY_H
 #define PVSCHED_BOOST_POLICY_H
@@ -34,13 +36,15 @@ enum boost_want {
 static __always_inline enum boost_want
 boost_wanted(const struct pvsched_vcpu_snapshot *snap, __u32 event)
 {
-	__u32 flags, prio;
+	__u32 flags, prio, wake_prio;
 
 	if (snap->version != PVSCHED_AREA_VERSION)
 		return BOOST_NO;
 	flags = snap->guest_flags;
 	prio = snap->guest_prio;
-	if ((flags & PVSCHED_GUEST_BOOST) || (prio >= 1 && prio <= 99))
+	wake_prio = snap->wake_prio;
+	if ((flags & PVSCHED_GUEST_BOOST) || (prio >= 1 && prio <= 99) ||
+	    (wake_prio >= 1 && wake_prio <= 99))
 		return BOOST_YES;
 	if (event == PVSCHED_VCPU_WAKEUP)
 		return flags & PVSCHED_GUEST_BOOST_IRQ ? BOOST_YES : BOOST_KEEP;

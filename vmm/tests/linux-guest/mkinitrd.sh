@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the initramfs of the Linux guest that minivmm boots in the tests
 # (ci/tests/minivmm_linux_test.sh): static busybox, this directory's init,
-# pvexit, rtspin, pispin and rtwait (built here, static),
+# pvexit, rtspin, pispin, rtwait and rtwake (built here, static),
 # cyclictest and hackbench of Debian's rt-tests with the shared libraries
 # they load (make latency's guest), the test scripts of scripts/ (init's l2run=NAME), as a newc cpio,
 # reproducibly.
@@ -33,6 +33,7 @@ $CC -static -O2 -Wall -Wextra -o "$STAGE/bin/pvexit" "$DIR/pvexit.c"
 $CC -static -O2 -Wall -Wextra -o "$STAGE/bin/rtspin" "$DIR/rtspin.c"
 $CC -static -O2 -Wall -Wextra -pthread -o "$STAGE/bin/pispin" "$DIR/pispin.c"
 $CC -static -O2 -Wall -Wextra -o "$STAGE/bin/rtwait" "$DIR/rtwait.c"
+$CC -static -O2 -Wall -Wextra -o "$STAGE/bin/rtwake" "$DIR/rtwake.c"
 # rt-tests' binaries are dynamic: carry them with the loader and the
 # libraries ldd names, at the same paths.
 for tool in cyclictest hackbench; do
