@@ -13,11 +13,13 @@
  *           wake-ups of normal tasks only
  *   local   the waiter SCHED_FIFO 50 and the waker both on CPU 1: local
  *           wake-ups only
- *   moved   once: a SCHED_FIFO 90 loop holds CPU 1 for 600 ms once it is
- *           there; the waiter, SCHED_FIFO 50 on CPU 1 only, is woken
+ *   moved   once: a SCHED_FIFO 90 loop holds CPU 1 until the end (10 s
+ *           at most); the waiter, SCHED_FIFO 50 on CPU 1 only, is woken
  *           there from CPU 0, cannot run behind the loop, and is moved
  *           to CPU 0 100 ms later, where it runs: a task that left
- *           before it ran
+ *           before it ran. The loop spins until told to stop, not for a
+ *           time: a vCPU that its host preempts sees time pass without
+ *           running, and a timed loop could end before the move
  *
  * Its last line on stdout:
  *
@@ -35,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -127,15 +130,18 @@ static int waiter(int cpu, int prio, int in, int out)
 	}
 }
 
-/* A SCHED_FIFO 90 loop on @cpu for @ms, a child; says when on @ready. */
-static int hog(int cpu, long ms, int ready)
+/*
+ * A SCHED_FIFO 90 loop on @cpu, a child, until *@stop (or @ms): says on
+ * @ready when it runs there as such.
+ */
+static int hog(int cpu, long ms, int ready, volatile int *stop)
 {
 	double end;
 
 	if (pin(0, cpu) || fifo(90) || xwrite(ready, 'h'))
 		return 1;
 	end = now_ms() + ms;
-	while (now_ms() < end)
+	while (!*stop && now_ms() < end)
 		;
 	return 0;
 }
@@ -155,6 +161,7 @@ static int reap(pid_t pid, const char *what)
 int main(int argc, char **argv)
 {
 	int wcpu, kcpu, prio, n = 200, i, to_w[2], to_k[2], ready[2];
+	volatile int *stop;
 	const char *mode;
 	pid_t w, h = 0;
 	char c = 0;
@@ -178,7 +185,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rtwake: unknown mode %s\n", mode);
 		return 1;
 	}
-	if (n < 1 || pipe(to_w) || pipe(to_k) || pipe(ready)) {
+	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (n < 1 || stop == MAP_FAILED || pipe(to_w) || pipe(to_k) ||
+	    pipe(ready)) {
 		fprintf(stderr, "rtwake: N %d, or pipe: %s\n", n,
 			strerror(errno));
 		return 1;
@@ -198,13 +208,14 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "moved")) {
 		h = fork();
 		if (!h)
-			_exit(hog(wcpu, 600, ready[1]));
+			_exit(hog(wcpu, 10000, ready[1], stop));
 		/* A loop that failed closes the last writer: EOF. */
 		close(ready[1]);
 		/* The waiter wakes on CPU 1, behind the loop ... */
 		if (h < 0 || xread(ready[0], &c) || xwrite(to_w[1], 'w')) {
 			fprintf(stderr, "rtwake: fork or write: %s\n",
 				strerror(errno));
+			*stop = 1;
 			kill(w, SIGKILL);
 			return 1;
 		}
@@ -212,6 +223,7 @@ int main(int argc, char **argv)
 		/* ... and runs on CPU 0, once moved there. */
 		if (pin(w, kcpu) || xread(to_k[0], &c))
 			c = -1;
+		*stop = 1;
 		if (reap(h, "loop"))
 			c = -1;
 	} else {
