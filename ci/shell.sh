@@ -5,8 +5,8 @@
 # Linux guest for minivmm: the same bzImage at /linux/bzImage, the test
 # initramfs at /linux/initrd.cpio (KVM in the VM gets kvm_amd.vls=0, which
 # a nested Linux guest needs under TCG). Leave with "exit" (the VM powers
-# off). VMRUN_SMP=1 gives the VM one CPU: a nested Linux guest hangs in
-# about half of its boots on two (docs/testing.md).
+# off). The VM has two CPUs (VMRUN_SMP=1: one); nested Linux boots hung
+# in two-CPU VMs before make qemu's fixes, no longer (docs/testing.md).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"

@@ -69,10 +69,10 @@
 #
 # A boot that does not end within L2_TIMEOUT is a failure: minivmm is
 # stopped (the timeout's SIGTERM, status 143) and prints each vCPU's
-# registers, which the failure shows. Under QEMU's TCG, run this VM with
-# one CPU (make check does): with two, a nested Linux guest hangs in
-# about half of its boots, on the unpatched 6.12 kernel too (see
-# docs/testing.md).
+# registers, which the failure shows. make check runs it in a VM with
+# two CPUs, under the QEMU make qemu builds: under Debian's, a nested
+# Linux guest hung in about half of its boots in such a VM, on the
+# unpatched 6.12 kernel too (see docs/testing.md).
 #
 # Environment: MINIVMM (minivmm), L2_KERNEL (/tests/linux/bzImage),
 # L2_PM_KERNEL (/tests/linux/bzImage-pm: the guest variant, make guest,
